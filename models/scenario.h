@@ -1,0 +1,63 @@
+// A fully resolved scenario: what the loader produces from JSON (or a fio job file) and
+// what the simulator and the hw runner consume. Plain data, already validated.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/profiles.h"
+#include "sim/time.h"
+
+namespace nvmesim {
+
+enum class IoEngine { libaio, io_uring };
+enum class RwMode { randread, randwrite, read, write, randrw, rw };
+enum class RateProcess { linear, poisson };
+
+// One fio job section. numjobs clones are expanded by the simulator, each pinned to the
+// next core of cpus_allowed (fio's cpus_allowed_policy=split).
+struct JobSpec {
+  std::string name;
+  IoEngine ioengine = IoEngine::io_uring;
+  bool hipri = false;                 // io_uring IOPOLL on polled queues
+  RwMode rw = RwMode::randread;
+  uint32_t rwmixread = 50;            // percent reads for randrw / rw
+  uint32_t bs = 4096;                 // bytes
+  uint32_t iodepth = 1;
+  uint32_t iodepth_batch_submit = 1;
+  uint32_t iodepth_batch_complete_min = 1;
+  uint32_t iodepth_batch_complete_max = 0;  // 0: same as iodepth (fio's default)
+  uint32_t numjobs = 1;
+  std::vector<uint32_t> cpus_allowed;       // empty: cores assigned in order
+  std::vector<uint32_t> drives;             // indexes into Scenario::drives
+  double rate_iops = 0;                     // 0: closed loop; else per-job open-loop rate
+  RateProcess rate_process = RateProcess::linear;
+};
+
+struct DriveSpec {
+  std::string name;
+  DeviceProfile profile;
+};
+
+// A policy by name with integer parameters, already validated against the policy's spec.
+struct PolicySpec {
+  std::string name = "irq";
+  std::map<std::string, int64_t> params;
+};
+
+struct Scenario {
+  std::string name;
+  uint64_t seed = 1;
+  Duration duration = Duration::ms(100);  // measured time, after warm-up
+  Duration warmup = Duration::ms(10);     // ramp_time: run but excluded from results
+  HostProfile host;
+  uint32_t io_queues = 0;       // per drive; 0: one per core, capped by the drive
+  uint32_t queue_depth = 1024;  // io_queue_depth (nvme module parameter)
+  std::vector<DriveSpec> drives;
+  PolicySpec policy;
+  std::vector<JobSpec> jobs;
+};
+
+}  // namespace nvmesim

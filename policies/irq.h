@@ -1,0 +1,40 @@
+// B0 `irq`: plain interrupts, as nvme-pci does today. Every CQE posting makes the device
+// send the queue's MSI-X message; the hard-IRQ handler drains the CQ. An interrupt that
+// finds the CQ empty is spurious and still costs entry and exit (charged by the runner).
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "policies/api/policy.h"
+
+namespace nvmesim::policy {
+
+class IrqPolicy {
+ public:
+  static constexpr std::string_view kName = "irq";
+  static constexpr std::array<ParamSpec, 0> kParams{};
+  static constexpr bool kUsesVector = true;
+  static constexpr bool kAppPolls = false;
+
+  explicit IrqPolicy(const ParamMap&) {}
+  static std::string check(const ParamMap&, uint32_t) { return {}; }
+
+  template <QueueEnv Q>
+  void on_interrupt(Q& q) {
+    if (q.drain() == 0)
+      ++q.counters().irq_spurious;
+    else
+      ++q.counters().irq_useful;
+  }
+  template <QueueEnv Q>
+  ThreadStep on_thread(Q&) { return ThreadStep::park(); }
+  template <QueueEnv Q>
+  TimerStep on_timer(Q&) { return TimerStep::stop(); }
+  template <QueueEnv Q>
+  uint32_t on_app_poll(Q&) { return 0; }
+  std::string_view mode() const { return "irq"; }
+};
+
+}  // namespace nvmesim::policy
