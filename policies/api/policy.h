@@ -11,6 +11,19 @@
 //   template <QueueEnv Q> TimerStep on_timer(Q&)       softirq context (hrtimer/irq_poll)
 //   template <QueueEnv Q> uint32_t on_app_poll(Q&)     the task's reap loop (polled queues)
 //   std::string_view mode() const                     current mode, for the timeline
+//
+// A drive policy (policy C, see policies/coalesce_adaptive.h) works per controller and
+// has, besides kName, kParams, the ParamMap constructor, check() and mode():
+//   template <DriveEnv D> Duration on_monitor(D&)      periodic-monitor context: one
+//                                                     cycle; returns the time until the
+//                                                     runner calls it again (first call
+//                                                     at the start of the run)
+// Its queues run a queue policy of the same name (registry.h: PolicyInfo::per_drive).
+//
+// Counting convention: the runner's drain()/drain_budget() count QueueCounters::
+// completions; the policy counts every other QueueCounters field next to the work
+// (irq_*, poll_*, sleeps, timer_expiries, thread_wakeups, backoffs, mode_changes, masks,
+// unmasks), so the runner must not count those again.
 #pragma once
 
 #include <cstdint>
