@@ -1,0 +1,103 @@
+#include "models/cpu_core.h"
+
+namespace nvmesim {
+
+void Core::push_back(Task& t) {
+  Fifo& f = rq_[static_cast<int>(t.level)];
+  t.next = nullptr;
+  if (f.tail) f.tail->next = &t; else f.head = &t;
+  f.tail = &t;
+}
+
+void Core::push_front(Task& t) {
+  Fifo& f = rq_[static_cast<int>(t.level)];
+  t.next = f.head;
+  f.head = &t;
+  if (!f.tail) f.tail = &t;
+}
+
+void Core::make_runnable(Task& t) {
+  if (t.queued) return;
+  t.queued = true;
+  push_back(t);
+  if (in_begin_) {
+    // Woken by the segment being planned right now: preempt once it is planned.
+    check_preempt_ = true;
+    return;
+  }
+  preempt_for(t.level);
+  if (!running_ && !in_end_) dispatch();
+}
+
+void Core::preempt_for(Level level) {
+  if (running_ && level < running_->level) {
+    // Preempt: the running segment keeps what it has left and goes first in its level.
+    Time now = eq_->now();
+    busy_[static_cast<int>(running_->level)] += now - seg_start_;
+    running_->remaining = seg_end_ - now;
+    running_->preempted = true;
+    push_front(*running_);
+    running_ = nullptr;
+    ++gen_;
+  }
+}
+
+void Core::dispatch() {
+  for (auto& f : rq_) {
+    if (!f.head) continue;
+    Task* t = f.head;
+    f.head = t->next;
+    if (!f.head) f.tail = nullptr;
+    t->next = nullptr;
+    running_ = t;
+    Duration cost;
+    if (t->preempted) {
+      t->preempted = false;
+      cost = t->remaining;
+    } else {
+      in_begin_ = true;
+      cost = owner_.begin(owner_.self, *t);
+      in_begin_ = false;
+    }
+    assert(cost >= Duration::zero());
+    seg_start_ = eq_->now();
+    seg_end_ = seg_start_ + cost;
+    eq_->schedule(seg_end_, &Core::on_segment_end, this, ++gen_);
+    if (check_preempt_) {
+      check_preempt_ = false;
+      for (int l = 0; l < static_cast<int>(t->level); ++l) {
+        if (rq_[l].head) {
+          preempt_for(static_cast<Level>(l));
+          dispatch();
+          break;
+        }
+      }
+    }
+    return;
+  }
+}
+
+void Core::on_segment_end(void* self, uint64_t gen) {
+  auto* c = static_cast<Core*>(self);
+  if (gen != c->gen_ || !c->running_) return;  // preempted meanwhile
+  Task* t = c->running_;
+  c->busy_[static_cast<int>(t->level)] += c->eq_->now() - c->seg_start_;
+  c->running_ = nullptr;
+  ++c->gen_;
+  // Tasks woken by this segment's effects are queued, not dispatched, until it is done,
+  // so the highest level wins the core even when it is this very task.
+  c->in_end_ = true;
+  bool again = c->owner_.end(c->owner_.self, *t);
+  c->in_end_ = false;
+  if (again) c->push_back(*t); else t->queued = false;
+  c->dispatch();
+}
+
+void Core::flush_accounting() {
+  if (!running_) return;
+  Time now = eq_->now();
+  busy_[static_cast<int>(running_->level)] += now - seg_start_;
+  seg_start_ = now;
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,88 @@
+// One CPU core: runnable tasks in four priority levels (hard IRQ, softirq, real-time IRQ
+// threads, application threads), strict priority with preemption, round-robin within a
+// level at segment boundaries. A task runs in segments: the owner says at the start of a
+// segment what it costs, and is told when it ends. A preempted segment resumes later
+// with its remaining time. Time is accounted per level, exactly, at every switch.
+#pragma once
+
+#include <array>
+#include <cassert>
+#include <cstdint>
+
+#include "sim/event_queue.h"
+#include "sim/time.h"
+
+namespace nvmesim {
+
+enum class Level : uint8_t { hardirq = 0, softirq = 1, irq_thread = 2, app = 3 };
+constexpr int kLevels = 4;
+
+enum class TaskKind : uint8_t { app, hardirq, softirq, irq_thread };
+
+struct Task {
+  static Task make(Level level, TaskKind kind, uint32_t index, uint32_t core) {
+    Task t;
+    t.level = level;
+    t.kind = kind;
+    t.index = index;
+    t.core = core;
+    return t;
+  }
+  Level level = Level::app;
+  TaskKind kind = TaskKind::app;
+  uint32_t index = 0;  // job, vector or core index, by kind
+  uint32_t core = 0;
+  bool queued = false;     // in a run queue or running
+  bool preempted = false;  // resumes with `remaining`
+  bool woken = false;      // next segment pays a context switch
+  Duration remaining;
+  Task* next = nullptr;
+};
+
+// What a core asks of the machine it belongs to (the System), without virtual calls.
+struct CoreOwner {
+  void* self = nullptr;
+  Duration (*begin)(void* self, Task& t) = nullptr;  // cost of the segment starting now
+  bool (*end)(void* self, Task& t) = nullptr;         // true: task stays runnable
+};
+
+class Core {
+ public:
+  Core(sim::EventQueue& eq, CoreOwner owner, uint32_t id) : eq_(&eq), owner_(owner), id_(id) {}
+
+  uint32_t id() const { return id_; }
+  bool idle() const { return running_ == nullptr; }
+  const Task* running() const { return running_; }
+
+  void make_runnable(Task& t);
+  // Adds the running segment's time up to now to its level (at window boundaries).
+  void flush_accounting();
+  Duration busy(Level l) const { return busy_[static_cast<int>(l)]; }
+  void reset_accounting() { busy_ = {}; }
+
+ private:
+  struct Fifo {
+    Task* head = nullptr;
+    Task* tail = nullptr;
+  };
+  static void on_segment_end(void* self, uint64_t gen);
+  void push_back(Task& t);
+  void push_front(Task& t);
+  void dispatch();
+  void preempt_for(Level level);
+
+  sim::EventQueue* eq_;
+  CoreOwner owner_;
+  uint32_t id_;
+  std::array<Fifo, kLevels> rq_{};
+  Task* running_ = nullptr;
+  Time seg_start_;
+  Time seg_end_;
+  uint64_t gen_ = 0;
+  bool in_end_ = false;
+  bool in_begin_ = false;
+  bool check_preempt_ = false;
+  std::array<Duration, kLevels> busy_{};
+};
+
+}  // namespace nvmesim

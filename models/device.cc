@@ -1,0 +1,228 @@
+#include "models/device.h"
+
+#include <cassert>
+#include <cmath>
+
+namespace nvmesim {
+namespace {
+constexpr int64_t kPsPerNs = 1000;
+Time ps_to_time_ceil(int64_t ps) { return Time::from_ns((ps + kPsPerNs - 1) / kPsPerNs); }
+}  // namespace
+
+Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
+               MsixSink sink, const std::vector<Request>& requests)
+    : eq_(&eq),
+      profile_(profile),
+      index_(index),
+      rng_(seed, sim::stream_key("device", index)),
+      sink_(sink),
+      requests_(&requests),
+      read_time_(profile.read),
+      write_time_(profile.write) {
+  fe_gap_ps_ = profile.iops_max > 0 ? std::llround(1e12 / profile.iops_max) : 0;
+  ps_per_byte_ = profile.link_bytes_per_s > 0 ? 1e12 / profile.link_bytes_per_s : 0;
+}
+
+uint32_t Device::add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled) {
+  SqState q;
+  q.mem = mem;
+  q.depth = depth;
+  q.cq.depth = depth;
+  q.vector = vector;
+  queues_.push_back(q);
+  if (vectors_.size() <= vector) vectors_.resize(vector + 1);
+  vectors_[vector].interrupts_enabled = interrupts_enabled;
+  return static_cast<uint32_t>(queues_.size() - 1);
+}
+
+void Device::sq_doorbell(uint32_t qid, uint32_t tail) {
+  // The posted write reaches the controller, which then fetches the new SQEs.
+  eq_->schedule_in(profile_.sq_fetch, &Device::on_doorbell_seen, this,
+                   (static_cast<uint64_t>(qid) << 32) | tail);
+}
+
+void Device::on_doorbell_seen(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  auto qid = static_cast<uint32_t>(arg >> 32);
+  SqState& q = d->queues_[qid];
+  q.tail = static_cast<uint32_t>(arg);
+  if (!q.in_rr && q.fetch_head != q.tail) {
+    q.in_rr = true;
+    d->rr_.push_back(qid);
+  }
+  d->kick_front_end();
+}
+
+void Device::kick_front_end() {
+  if (fe_scheduled_ || rr_.empty()) return;
+  fe_scheduled_ = true;
+  Time at = max(eq_->now(), ps_to_time_ceil(fe_free_ps_));
+  eq_->schedule(at, &Device::on_front_end, this, 0);
+}
+
+// One arbitration turn: up to `arbitration_burst` commands from the next SQ in round
+// robin, each occupying the front end for 1/iops_max.
+void Device::on_front_end(void* self, uint64_t) {
+  auto* d = static_cast<Device*>(self);
+  d->fe_scheduled_ = false;
+  if (d->rr_.empty()) return;
+  if (d->rr_pos_ >= d->rr_.size()) d->rr_pos_ = 0;
+  uint32_t qid = d->rr_[d->rr_pos_];
+  SqState& q = d->queues_[qid];
+  int64_t now_ps = d->eq_->now().ns() * kPsPerNs;
+  if (d->fe_free_ps_ < now_ps) d->fe_free_ps_ = now_ps;
+  uint32_t taken = 0;
+  while (taken < d->profile_.arbitration_burst && q.fetch_head != q.tail) {
+    uint32_t cid = q.mem->sq[q.fetch_head];
+    q.fetch_head = q.fetch_head + 1 == q.depth ? 0 : q.fetch_head + 1;
+    d->fe_free_ps_ += d->fe_gap_ps_;
+    Time ready = ps_to_time_ceil(d->fe_free_ps_);
+    const Request& r = (*d->requests_)[cid];
+    if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
+    d->start_unit(cid, ready);
+    ++taken;
+  }
+  if (q.fetch_head == q.tail) {
+    q.in_rr = false;
+    d->rr_.erase(d->rr_.begin() + static_cast<std::ptrdiff_t>(d->rr_pos_));
+  } else {
+    ++d->rr_pos_;
+  }
+  d->kick_front_end();
+}
+
+Time Device::link_transfer(int64_t& free_ps, uint32_t bytes, Time ready) {
+  int64_t start = std::max(free_ps, ready.ns() * kPsPerNs);
+  auto tx = static_cast<int64_t>(std::llround(ps_per_byte_ * bytes));
+  free_ps = start + tx;
+  stats_.link_busy += Duration::ns(tx / kPsPerNs);
+  return ps_to_time_ceil(free_ps);
+}
+
+// Commands reach the units in front-end order, so reserving a unit for a command that
+// is ready a little later is the same as a FIFO in front of the units.
+void Device::start_unit(uint32_t cid, Time ready) {
+  if (units_busy_ >= profile_.units) {
+    unit_wait_.emplace_back(cid, ready);
+    return;
+  }
+  ++units_busy_;
+  const Request& r = (*requests_)[cid];
+  Duration s = (r.write ? write_time_ : read_time_).draw(rng_, r.bytes);
+  stats_.unit_busy += s;
+  ++stats_.waits;
+  eq_->schedule(ready + s, &Device::on_unit_done, this, cid);
+}
+
+void Device::on_unit_done(void* self, uint64_t cid64) {
+  auto* d = static_cast<Device*>(self);
+  auto cid = static_cast<uint32_t>(cid64);
+  --d->units_busy_;
+  if (!d->unit_wait_.empty()) {
+    auto [next, ready] = d->unit_wait_.front();
+    d->unit_wait_.pop_front();
+    Time start = max(ready, d->eq_->now());
+    d->stats_.queue_wait += start - ready;
+    d->start_unit(next, start);
+  }
+  const Request& r = (*d->requests_)[cid];
+  Time done = d->eq_->now();
+  if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
+  d->eq_->schedule(done + d->profile_.cqe_post, &Device::on_cqe_post, d, cid);
+}
+
+void Device::on_cqe_post(void* self, uint64_t cid64) {
+  auto* d = static_cast<Device*>(self);
+  auto cid = static_cast<uint32_t>(cid64);
+  SqState& q = d->queues_[(*d->requests_)[cid].qid];
+  uint8_t phase = 0;
+  uint32_t slot = q.cq.post(&phase);  // asserts the CQ is not full: the host bounds inflight
+  q.mem->cq[slot] = CqEntry{cid, phase};
+  ++d->stats_.commands;
+  d->signal(q.vector);
+}
+
+void Device::signal(uint32_t vector) {
+  VectorState& v = vectors_[vector];
+  if (!v.interrupts_enabled) return;  // polled queue: no interrupt at all
+  if (coalescing_active() && !v.coalescing_disabled) {
+    if (++v.aggregated < coal_thr_ + 1) {
+      ++stats_.coalesced;
+      if (v.aggregated == 1)
+        eq_->schedule_in(Duration::us(100) * coal_time_, &Device::on_coalesce_timer, this,
+                         (++v.timer_gen << 32) | vector);
+      return;
+    }
+    v.aggregated = 0;
+    ++v.timer_gen;
+  }
+  send(vector);
+}
+
+void Device::on_coalesce_timer(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  auto vector = static_cast<uint32_t>(arg & 0xffffffffu);
+  VectorState& v = d->vectors_[vector];
+  if ((arg >> 32) != (v.timer_gen & 0xffffffffu) || v.aggregated == 0) return;
+  v.aggregated = 0;
+  ++v.timer_gen;
+  d->send(vector);
+}
+
+void Device::send(uint32_t vector) {
+  VectorState& v = vectors_[vector];
+  if (v.masked) {
+    v.pending = true;
+    ++stats_.msix_held;
+    return;
+  }
+  ++stats_.msix_messages;
+  sink_.message(sink_.self, index_, vector);
+}
+
+void Device::set_vector_masked(uint32_t vector, bool masked) {
+  VectorState& v = vectors_[vector];
+  v.masked = masked;
+  if (!masked && v.pending) {
+    v.pending = false;
+    ++stats_.msix_messages;
+    sink_.message(sink_.self, index_, vector);
+  }
+}
+
+// Admin commands complete after `admin_command`; arg packs (kind, vector/thr, value).
+void Device::admin_set_coalescing(uint32_t thr, uint32_t time_100us) {
+  ++stats_.admin_commands;
+  uint64_t arg = (uint64_t{1} << 62) | (static_cast<uint64_t>(thr & 0xff) << 8) | (time_100us & 0xff);
+  eq_->schedule_in(profile_.admin_command, &Device::on_admin_done, this, arg);
+}
+
+void Device::admin_set_vector_coalescing_disabled(uint32_t vector, bool disabled) {
+  ++stats_.admin_commands;
+  uint64_t arg = (uint64_t{2} << 62) | (static_cast<uint64_t>(vector) << 1) | (disabled ? 1 : 0);
+  eq_->schedule_in(profile_.admin_command, &Device::on_admin_done, this, arg);
+}
+
+void Device::on_admin_done(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  uint64_t kind = arg >> 62;
+  if (kind == 1) {
+    d->coal_thr_ = static_cast<uint32_t>((arg >> 8) & 0xff);
+    d->coal_time_ = static_cast<uint32_t>(arg & 0xff);
+    if (!d->coalescing_active()) {
+      // Turning coalescing off releases what was being held back.
+      for (uint32_t v = 0; v < d->vectors_.size(); ++v) {
+        if (d->vectors_[v].aggregated) {
+          d->vectors_[v].aggregated = 0;
+          ++d->vectors_[v].timer_gen;
+          d->send(v);
+        }
+      }
+    }
+  } else if (kind == 2) {
+    auto vector = static_cast<uint32_t>((arg & ((uint64_t{1} << 62) - 1)) >> 1);
+    d->vectors_[vector].coalescing_disabled = (arg & 1) != 0;
+  }
+}
+
+}  // namespace nvmesim

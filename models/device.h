@@ -1,0 +1,126 @@
+// One NVMe controller: fetches SQEs after doorbells with round-robin arbitration, runs
+// commands through a command-processing front end (the IOPS ceiling), N parallel units
+// (service-time distributions) and the PCIe link (bandwidth ceiling per direction),
+// posts CQEs, and signals each queue's MSI-X vector: one message per posting unless the
+// vector is masked (pending bit set, delivered on unmask) or coalescing holds it back.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "models/nvme_ring.h"
+#include "models/profiles.h"
+#include "models/queue_memory.h"
+#include "models/request.h"
+#include "models/service_time.h"
+#include "sim/event_queue.h"
+#include "sim/rng.h"
+
+namespace nvmesim {
+
+// Where the device's MSI-X writes go (the System routes them to a core).
+struct MsixSink {
+  void* self = nullptr;
+  void (*message)(void* self, uint32_t drive, uint32_t vector) = nullptr;
+};
+
+struct DeviceStats {
+  uint64_t commands = 0;          // completed (CQE posted)
+  uint64_t msix_messages = 0;     // messages sent
+  uint64_t msix_held = 0;         // postings that found the vector masked (pending set)
+  uint64_t coalesced = 0;         // postings held back by coalescing
+  Duration unit_busy;             // sum of service times started
+  Duration queue_wait;            // sum of waits for a free unit
+  uint64_t waits = 0;             // commands that entered a unit
+  Duration link_busy;             // device->host plus host->device transfer time
+  uint64_t admin_commands = 0;
+};
+
+class Device {
+ public:
+  Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
+         MsixSink sink, const std::vector<Request>& requests);
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // Creates I/O queue pair `qid` (0-based among I/O queues) signalling `vector`.
+  uint32_t add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled);
+  uint32_t vector_count() const { return static_cast<uint32_t>(vectors_.size()); }
+
+  // MMIO writes by the host (effective when written; the fetch latency is modelled).
+  void sq_doorbell(uint32_t qid, uint32_t tail);
+  void cq_doorbell(uint32_t qid, uint32_t head) { queues_[qid].cq.host_head = head; }
+
+  // MSI-X table mask bit of a vector; unmasking with the pending bit set sends it.
+  void set_vector_masked(uint32_t vector, bool masked);
+  bool vector_masked(uint32_t vector) const { return vectors_[vector].masked; }
+  bool vector_pending(uint32_t vector) const { return vectors_[vector].pending; }
+
+  // Set Features 08h / 09h through the admin queue: effective after the admin command
+  // completes. thr is 0's based; thr == 0 or time_100us == 0 turns coalescing off.
+  void admin_set_coalescing(uint32_t thr, uint32_t time_100us);
+  void admin_set_vector_coalescing_disabled(uint32_t vector, bool disabled);
+  bool coalescing_active() const { return coal_thr_ != 0 && coal_time_ != 0; }
+
+  const DeviceStats& stats() const { return stats_; }
+  uint32_t index() const { return index_; }
+
+ private:
+  struct SqState {
+    QueueMemory* mem = nullptr;
+    uint32_t depth = 0;
+    uint32_t fetch_head = 0;  // next SQE the device fetches
+    uint32_t tail = 0;        // last tail seen through the doorbell
+    nvme::CqProducer cq;
+    uint32_t vector = 0;
+    bool in_rr = false;       // on the arbitration list
+  };
+  struct VectorState {
+    bool masked = false;
+    bool pending = false;
+    bool coalescing_disabled = false;  // Feature 09h CD
+    bool interrupts_enabled = true;    // IEN of the CQ(s) using it
+    uint32_t aggregated = 0;
+    uint64_t timer_gen = 0;
+  };
+
+  static void on_doorbell_seen(void* self, uint64_t arg);
+  static void on_front_end(void* self, uint64_t arg);
+  static void on_unit_done(void* self, uint64_t cid);
+  static void on_cqe_post(void* self, uint64_t cid);
+  static void on_coalesce_timer(void* self, uint64_t arg);
+  static void on_admin_done(void* self, uint64_t arg);
+
+  void kick_front_end();
+  void start_unit(uint32_t cid, Time at);
+  void signal(uint32_t vector);
+  void send(uint32_t vector);
+  Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
+
+  sim::EventQueue* eq_;
+  DeviceProfile profile_;
+  uint32_t index_;
+  sim::Rng rng_;
+  MsixSink sink_;
+  const std::vector<Request>* requests_;
+  ServiceTime read_time_;
+  ServiceTime write_time_;
+  std::vector<SqState> queues_;
+  std::vector<VectorState> vectors_;
+  std::vector<uint32_t> rr_;   // queues with fetched-but-unprocessed SQEs, round robin
+  std::size_t rr_pos_ = 0;
+  bool fe_scheduled_ = false;
+  int64_t fe_free_ps_ = 0;     // front end free from (picoseconds keep the ceiling exact)
+  int64_t fe_gap_ps_ = 0;
+  int64_t d2h_free_ps_ = 0;
+  int64_t h2d_free_ps_ = 0;
+  double ps_per_byte_ = 0;
+  uint32_t units_busy_ = 0;
+  std::deque<std::pair<uint32_t, Time>> unit_wait_;  // (cid, ready time)
+  uint32_t coal_thr_ = 0;
+  uint32_t coal_time_ = 0;
+  DeviceStats stats_;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,69 @@
+// Host side of one simulated I/O queue pair: the driver's ring cursors, the vector's
+// interrupt state as the kernel sees it, the queue's IRQ thread and hrtimer, the policy
+// instance and its counters and mode timeline.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/cpu_core.h"
+#include "models/nvme_ring.h"
+#include "models/queue_memory.h"
+#include "policies/api/counters.h"
+#include "policies/api/steps.h"
+#include "policies/registry.h"
+#include "sim/rng.h"
+#include "sim/time.h"
+
+namespace nvmesim {
+
+struct ModeChange {
+  Time time;
+  std::string from;
+  std::string to;
+  std::string reason;
+};
+
+struct HostQueue {
+  HostQueue(uint32_t depth, policy::AnyQueuePolicy p) : mem(depth), policy(std::move(p)) {
+    sq.depth = depth;
+    cq.depth = depth;
+  }
+
+  uint32_t index = 0;  // global
+  uint32_t drive = 0;
+  uint32_t qid = 0;    // within the drive; also its MSI-X vector on the device
+  uint32_t core = 0;   // IRQ affinity (first core of the queue's CPU mask)
+  bool polled = false; // no vector (poll queues)
+
+  QueueMemory mem;
+  nvme::SqCursor sq;
+  nvme::CqCursor cq;
+
+  // Kernel view of the vector.
+  bool irq_disabled = false;   // disable_irq_nosync called, not yet enabled again
+  bool irq_hw_masked = false;  // lazily masked in the MSI-X table by the flow handler
+  bool irq_replay = false;     // an interrupt arrived while disabled: resend on enable
+  bool apic_pending = false;   // another message arrived while this one was in service
+
+  Task hardirq;
+  Task thread;
+  bool thread_parked = true;
+  Duration thread_busy_wait;   // fsleep <= 10 us: udelay before the next iteration
+  policy::ThreadStep thread_step;
+  bool thread_step_is_wait = false;
+  uint64_t timer_gen = 0;
+  uint64_t thread_sleep_gen = 0;
+  sim::Rng rng{0, 0};
+
+  policy::AnyQueuePolicy policy;
+  policy::QueueCounters counters;
+  std::vector<ModeChange> timeline;
+  uint64_t timeline_dropped = 0;
+
+  std::vector<uint32_t> drained;  // consumed CQEs handed on when the segment ends
+  uint64_t submitted = 0;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,54 @@
+// One fio job clone: a thread pinned to a core that submits and reaps I/O with fio's
+// semantics (iodepth, batch submit, batch complete min/max, closed loop or rate_iops).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "models/cpu_core.h"
+#include "models/profiles.h"
+#include "models/scenario.h"
+#include "sim/histogram.h"
+#include "sim/rng.h"
+#include "sim/time.h"
+
+namespace nvmesim {
+
+struct Job {
+  enum class Segment : uint8_t { none, submit, reap, block, poll, idle_wait };
+
+  const JobSpec* spec = nullptr;
+  uint32_t index = 0;       // clone index among all jobs
+  uint32_t spec_index = 0;  // index into Scenario::jobs
+  uint32_t clone = 0;       // 0..numjobs-1
+  uint32_t core = 0;
+  EngineCosts costs;
+  bool polls = false;       // reaps by polling its queues (io_uring hipri on poll queues)
+
+  std::vector<uint32_t> queues;  // global queue per target drive
+  uint32_t next_target = 0;
+
+  uint32_t inflight = 0;             // submitted, not yet reaped
+  std::vector<uint32_t> free_reqs;   // request ids not in use
+  std::deque<uint32_t> ready;        // completed and posted, not yet reaped
+  bool blocked = false;
+  uint32_t wait_need = 0;
+  bool in_syscall = false;           // io_uring: a wait right after a submit shares its syscall
+
+  // Open loop (rate_iops): arrivals waiting to be issued.
+  uint64_t backlog = 0;
+  Duration mean_gap;
+
+  Task task;
+  Segment seg = Segment::none;
+  uint32_t seg_count = 0;
+
+  sim::Rng rng{0, 0};
+  // Measured, per target drive, over the window.
+  std::vector<sim::Histogram> latency;
+  std::vector<uint64_t> ios;
+  std::vector<uint64_t> bytes;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,20 @@
+// One I/O request from submission by the application to its reaping. The command id in
+// the SQE/CQE is the request's index in the simulation's request pool.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace nvmesim {
+
+struct Request {
+  Time submitted;        // the application issued it (start of its submit call)
+  uint32_t job = 0;      // job clone index
+  uint32_t queue = 0;    // global queue index
+  uint32_t qid = 0;      // I/O queue index within its drive
+  uint32_t bytes = 4096;
+  bool write = false;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,93 @@
+#include "sim/histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+
+namespace nvmesim::sim {
+namespace {
+constexpr int64_t kSub = int64_t{1} << Histogram::kSubBits;     // 256
+constexpr int64_t kHalf = kSub / 2;                              // 128
+constexpr std::size_t kBuckets = kSub + (63 - Histogram::kSubBits) * kHalf;
+}  // namespace
+
+Histogram::Histogram() : buckets_(kBuckets, 0) {}
+
+std::size_t Histogram::bucket_of(int64_t v) {
+  if (v < 0) v = 0;
+  if (v < kSub) return static_cast<std::size_t>(v);
+  int msb = 63 - std::countl_zero(static_cast<uint64_t>(v));  // >= kSubBits
+  int shift = msb - (kSubBits - 1);                           // keep kSubBits top bits
+  int64_t top = v >> shift;                                   // in [kHalf, kSub)
+  return static_cast<std::size_t>(kSub + (shift - 1) * kHalf + (top - kHalf));
+}
+
+int64_t Histogram::bucket_low(std::size_t b) {
+  if (b < static_cast<std::size_t>(kSub)) return static_cast<int64_t>(b);
+  std::size_t r = b - kSub;
+  int shift = static_cast<int>(r / kHalf) + 1;
+  int64_t top = static_cast<int64_t>(r % kHalf) + kHalf;
+  return top << shift;
+}
+
+int64_t Histogram::bucket_high(std::size_t b) {
+  if (b < static_cast<std::size_t>(kSub)) return static_cast<int64_t>(b);
+  std::size_t r = b - kSub;
+  int shift = static_cast<int>(r / kHalf) + 1;
+  return bucket_low(b) + (int64_t{1} << shift) - 1;
+}
+
+void Histogram::record_n(int64_t v, uint64_t n) {
+  if (n == 0) return;
+  if (v < 0) v = 0;
+  buckets_[bucket_of(v)] += n;
+  if (count_ == 0 || v < min_) min_ = v;
+  if (count_ == 0 || v > max_) max_ = v;
+  count_ += n;
+  sum_ += static_cast<__int128>(v) * n;
+}
+
+void Histogram::merge(const Histogram& o) {
+  if (o.count_ == 0) return;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += o.buckets_[i];
+  if (count_ == 0 || o.min_ < min_) min_ = o.min_;
+  if (count_ == 0 || o.max_ > max_) max_ = o.max_;
+  count_ += o.count_;
+  sum_ += o.sum_;
+}
+
+void Histogram::clear() {
+  std::fill(buckets_.begin(), buckets_.end(), 0);
+  count_ = 0;
+  sum_ = 0;
+  min_ = max_ = 0;
+}
+
+int64_t Histogram::quantile(double q) const {
+  if (count_ == 0) return 0;
+  q = std::clamp(q, 0.0, 1.0);
+  // Rank of the sample at quantile q (1-based), as HdrHistogram: ceil(q * count), >= 1.
+  auto rank = static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_)));
+  if (rank == 0) rank = 1;
+  uint64_t seen = 0;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    seen += buckets_[b];
+    if (seen >= rank) return std::clamp(bucket_high(b), min_, max_);
+  }
+  return max_;
+}
+
+std::vector<std::pair<int64_t, double>> Histogram::cdf() const {
+  std::vector<std::pair<int64_t, double>> out;
+  uint64_t seen = 0;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    if (!buckets_[b]) continue;
+    seen += buckets_[b];
+    out.emplace_back(std::clamp(bucket_high(b), min_, max_),
+                     static_cast<double>(seen) / static_cast<double>(count_));
+  }
+  return out;
+}
+
+}  // namespace nvmesim::sim

@@ -1,0 +1,43 @@
+// Log-linear latency histogram in the manner of HdrHistogram: values below 2^kSubBits
+// are exact, above that every power-of-two range is cut into 2^(kSubBits-1) equal
+// buckets, so a bucket's width is at most 1/128 of its value (<= 0.8% relative error)
+// from nanoseconds up to hours. Mean, min and max are kept exactly.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace nvmesim::sim {
+
+class Histogram {
+ public:
+  static constexpr int kSubBits = 8;  // 256 sub-buckets per doubling, half used past the first
+
+  Histogram();
+  void record(int64_t value) { record_n(value, 1); }
+  void record_n(int64_t value, uint64_t count);
+  void merge(const Histogram& other);
+  void clear();
+
+  uint64_t count() const { return count_; }
+  int64_t min() const { return count_ ? min_ : 0; }
+  int64_t max() const { return count_ ? max_ : 0; }
+  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  // Value at quantile q in [0, 1]: the upper edge of the bucket holding it, clamped to max.
+  int64_t quantile(double q) const;
+  // (value, cumulative fraction) at every non-empty bucket: a latency CDF.
+  std::vector<std::pair<int64_t, double>> cdf() const;
+
+  static std::size_t bucket_of(int64_t value);
+  static int64_t bucket_low(std::size_t bucket);
+  static int64_t bucket_high(std::size_t bucket);
+
+ private:
+  std::vector<uint64_t> buckets_;
+  uint64_t count_ = 0;
+  __int128 sum_ = 0;
+  int64_t min_ = 0;
+  int64_t max_ = 0;
+};
+
+}  // namespace nvmesim::sim
