@@ -1,0 +1,42 @@
+// Scenario loading: JSON document (or a fio job file) -> overrides -> validated Scenario,
+// plus the fully resolved document (profiles inlined, defaults filled) for the results.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/input_error.h"
+#include "models/scenario.h"
+
+namespace nvmesim {
+
+struct LoadOptions {
+  std::string base_dir;                 // resolves relative profile/CDF paths
+  std::vector<std::string> overrides;   // "path=value": /jobs/0/iodepth=64 or jobs.0.iodepth=64
+  std::optional<uint64_t> seed;         // --seed: wins over the scenario and overrides
+};
+
+struct LoadedScenario {
+  Scenario scenario;
+  nlohmann::json resolved;  // what was run, as JSON; goes into the results
+};
+
+using LoadResult = std::variant<LoadedScenario, InputError>;
+
+// A scenario JSON file, or a fio job file (*.fio / *.ini) run on the default testbed.
+LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts);
+// A scenario given as a JSON document.
+LoadResult load_scenario_json(nlohmann::json doc, const LoadOptions& opts);
+// Applies one "path=value" override (value parsed as JSON, else taken as a string).
+std::optional<InputError> apply_override(nlohmann::json& doc, const std::string& assignment);
+// The JSON Schema of scenario files (scenarios/schema.json, compiled in).
+const nlohmann::json& scenario_schema();
+// Directory holding the shipped scenarios and profiles.
+std::string default_scenarios_dir();
+
+}  // namespace nvmesim
