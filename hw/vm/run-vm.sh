@@ -5,16 +5,17 @@
 # script's exit code.
 #
 # Usage: run-vm.sh --cache DIR --binary NVMESIM_HW --test SCRIPT [--timeout SEC]
-#                  [--out DIR] [--ioqpairs N]
+#                  [--out DIR] [--ioqpairs N] [--env NAME=VALUE]...
 #   --cache    directory prepared by prepare.sh
 #   --binary   the static nvmesim-hw binary, installed as /bin/nvmesim-hw
 #   --test     shell script run as /test.sh; hw/vm/tests/lib.sh comes along as /lib.sh
 #   --out      where files the test prints between NVMESIM-FILE-BEGIN/END markers go
+#   --env      a variable the test script sees (via /env.sh, sourced by /lib.sh)
 # Exit codes: the test's own; 77 when QEMU cannot run at all; 124 on timeout.
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-CACHE= BINARY= TEST= TIMEOUT=240 OUT= IOQPAIRS=4
+CACHE= BINARY= TEST= TIMEOUT=240 OUT= IOQPAIRS=4 ENVS=
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) CACHE=$2; shift 2 ;;
@@ -23,10 +24,12 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --ioqpairs) IOQPAIRS=$2; shift 2 ;;
+    --env) ENVS="$ENVS$2
+"; shift 2 ;;
     *) echo "run-vm.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[ -n "$CACHE" ] && [ -n "$BINARY" ] && [ -n "$TEST" ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[ -n "$CACHE" ] && [ -n "$BINARY" ] && [ -n "$TEST" ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 
 QEMU=$(command -v qemu-system-x86_64 || true)
 if [ -z "$QEMU" ]; then
@@ -44,6 +47,9 @@ trap 'rm -rf "$WORK"' EXIT
 # A second cpio archive appended to the prepared one: the kernel unpacks both.
 mkdir -p "$WORK/extra/bin"
 cp "$BINARY" "$WORK/extra/bin/nvmesim-hw"
+# Debug info only slows the initramfs down.
+command -v strip >/dev/null && strip "$WORK/extra/bin/nvmesim-hw"
+printf '%s' "$ENVS" | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=\(.*\)$/export \1="\2"/p' > "$WORK/extra/env.sh"
 cp "$TEST" "$WORK/extra/test.sh"
 cp "$HERE/tests/lib.sh" "$WORK/extra/lib.sh"
 chmod +x "$WORK/extra/test.sh" "$WORK/extra/bin/nvmesim-hw"

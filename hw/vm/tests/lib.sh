@@ -14,3 +14,35 @@ emit_file() {
 bind_vfio() {
   nvmesim-hw bind "$DEV_VFIO" || fail "bind $DEV_VFIO"
 }
+
+[ -f /env.sh ] && . /env.sh
+
+# Runs a command, shows its output, and fails the test unless it exits with `want`.
+expect_rc() {
+  want=$1; shift
+  "$@" > /tmp/out.txt 2>&1
+  rc=$?
+  cat /tmp/out.txt
+  [ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want"
+}
+
+expect_output() {
+  grep -q -- "$1" /tmp/out.txt || fail "output lacks '$1'"
+}
+
+driver_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver")" 2>/dev/null; }
+
+# A short scenario for a policy: random 4 KiB reads at depth 8 on one queue.
+write_scenario() {  # policy duration_us [extra job json]
+  cat > /tmp/scenario.json <<JSON
+{
+  "name": "vm smoke: $1",
+  "seed": 7,
+  "duration_us": $2,
+  "warmup_us": 20000,
+  "queue_depth": 64,
+  "policy": {"name": "$1"},
+  "jobs": [{"name": "vm", "rw": "randread", "bs": "4k", "iodepth": 8, "numjobs": 1 ${3:-}}]
+}
+JSON
+}

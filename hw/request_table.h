@@ -1,0 +1,58 @@
+// The commands a queue has outstanding, by command id: what the reaper needs to finish
+// one (and trace it), and the oldest submission time for the timeout check.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/command_trace.h"
+#include "sim/time.h"
+
+namespace nvmesim::hw {
+
+struct Request {
+  bool busy = false;
+  trace::Op op = trace::Op::read;
+  uint64_t lba = 0;
+  uint32_t blocks = 0;
+  Time submit;
+  Time doorbell;
+};
+
+class RequestTable {
+ public:
+  explicit RequestTable(uint32_t slots) : slots_(slots) {
+    for (uint32_t i = slots; i-- > 0;) free_.push_back(uint16_t(i));
+  }
+  uint32_t capacity() const { return uint32_t(slots_.size()); }
+  uint32_t busy() const { return capacity() - uint32_t(free_.size()); }
+  bool full() const { return free_.empty(); }
+
+  uint16_t acquire() {
+    uint16_t cid = free_.back();
+    free_.pop_back();
+    slots_[cid].busy = true;
+    return cid;
+  }
+  Request& at(uint16_t cid) { return slots_.at(cid); }
+  // False if the cid is not outstanding (a controller bug or a stale CQE).
+  bool release(uint16_t cid) {
+    if (cid >= slots_.size() || !slots_[cid].busy) return false;
+    slots_[cid].busy = false;
+    free_.push_back(cid);
+    return true;
+  }
+  // Time::never() when nothing is outstanding.
+  Time oldest_submit() const {
+    Time t = Time::never();
+    for (const auto& r : slots_)
+      if (r.busy && r.submit < t) t = r.submit;
+    return t;
+  }
+
+ private:
+  std::vector<Request> slots_;
+  std::vector<uint16_t> free_;
+};
+
+}  // namespace nvmesim::hw

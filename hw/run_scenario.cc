@@ -1,0 +1,389 @@
+#include "hw/run_scenario.h"
+
+#include <algorithm>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hw/drive_session.h"
+#include "hw/hw_queue_env.h"
+#include "hw/io_buffers.h"
+#include "hw/io_pattern.h"
+#include "hw/latency_summary.h"
+#include "hw/policy_list.h"
+#include "hw/queue_runner.h"
+#include "hw/refusal.h"
+
+namespace nvmesim::hw {
+
+namespace {
+
+using nlohmann::json;
+
+bool writes(RwMode m) { return m != RwMode::randread && m != RwMode::read; }
+
+const char* rw_name(RwMode m) {
+  switch (m) {
+    case RwMode::randread: return "randread";
+    case RwMode::randwrite: return "randwrite";
+    case RwMode::read: return "read";
+    case RwMode::write: return "write";
+    case RwMode::randrw: return "randrw";
+    case RwMode::rw: return "rw";
+  }
+  return "?";
+}
+
+// What one job clone needs: its queue pair, buffers, environment and I/O pattern.
+struct Lane {
+  std::unique_ptr<nvme::QueuePair> qp;
+  std::unique_ptr<IoBuffers> buffers;
+  std::unique_ptr<HwQueueEnv> env;
+  std::unique_ptr<IoPattern> pattern;
+  std::exception_ptr error;
+  Time stopped_at = Time::never();
+};
+
+struct RunShared {
+  const RunOptions& opts;
+  nvme::Controller& ctrl;
+  std::atomic<bool> abort{false};
+  bool stop_requested() const { return abort.load() || (opts.stop && opts.stop->load()); }
+};
+
+// The submitting task: keeps iodepth commands outstanding until the end or a stop,
+// then waits (up to the grace period) for what is still inflight.
+template <class P>
+void app_loop(Lane& lane, QueueRunner<P>& runner, RunShared& shared, uint32_t iodepth,
+              uint32_t batch, uint32_t blocks_per_io, Time end) {
+  HwQueueEnv& env = *lane.env;
+  Time next_check = env.now();
+  Time give_up = Time::never();
+  for (;;) {
+    Time t = env.now();
+    bool stopping = shared.stop_requested() || t >= end;
+    if (stopping && give_up == Time::never()) {
+      give_up = t + shared.opts.stop_grace;
+      lane.stopped_at = t;
+    }
+    {
+      std::unique_lock lock(env.mutex());
+      if (!stopping) {
+        uint32_t pending = 0;
+        while (env.outstanding() < iodepth && env.can_submit()) {
+          bool is_write = false;
+          uint64_t lba = lane.pattern->next(&is_write);
+          env.submit(is_write ? trace::Op::write : trace::Op::read, lba, blocks_per_io);
+          if (++pending == batch) {
+            env.ring_doorbell();
+            pending = 0;
+          }
+        }
+        env.ring_doorbell();
+      }
+      if (stopping && env.outstanding() == 0) return;
+      if constexpr (!P::kAppPolls) env.wait_completion(lock, Duration::ms(5));
+    }
+    if constexpr (P::kAppPolls) runner.app_poll();
+
+    t = env.now();
+    if (t >= next_check) {
+      next_check = t + Duration::ms(2);
+      shared.ctrl.check_fatal();
+      Time oldest;
+      {
+        std::lock_guard lock(env.mutex());
+        oldest = env.oldest_submit();
+      }
+      if (oldest != Time::never() && t - oldest > shared.opts.io_timeout)
+        throw nvme::CommandTimeout("I/O command on queue " + std::to_string(env.qid()) +
+                                   " got no completion within " +
+                                   std::to_string(shared.opts.io_timeout.count_ns() / 1000000) + " ms");
+    }
+    if (stopping && t >= give_up) return;  // the teardown resets the controller to abort them
+  }
+}
+
+json counters_json(const policy::QueueCounters& c) {
+  return {{"irq_useful", c.irq_useful},         {"irq_spurious", c.irq_spurious},
+          {"irq_while_polling", c.irq_while_polling}, {"completions", c.completions},
+          {"poll_useful", c.poll_useful},       {"poll_empty", c.poll_empty},
+          {"sleeps", c.sleeps},                 {"timer_expiries", c.timer_expiries},
+          {"thread_wakeups", c.thread_wakeups}, {"backoffs", c.backoffs},
+          {"mode_changes", c.mode_changes},     {"masks", c.masks},
+          {"unmasks", c.unmasks}};
+}
+
+void write_trace(const std::string& path, const std::vector<Lane>& lanes) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write trace " + path);
+  // Rows of all kinds and queues, in time order.
+  struct Row {
+    int64_t t;
+    int kind;
+    const void* rec;
+  };
+  std::vector<Row> rows;
+  for (const auto& l : lanes) {
+    for (const auto& r : l.env->commands()) rows.push_back({r.cqe_seen.ns(), 1, &r});
+    for (const auto& r : l.env->irqs()) rows.push_back({r.at.ns(), 0, &r});
+    for (const auto& r : l.env->modes()) rows.push_back({r.at.ns(), 2, &r});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.t != b.t ? a.t < b.t : a.kind < b.kind;
+  });
+  trace::CommandTraceWriter w(out);
+  for (const auto& r : rows) {
+    if (r.kind == 0) w.write(*static_cast<const trace::IrqRecord*>(r.rec));
+    if (r.kind == 1) w.write(*static_cast<const trace::CommandRecord*>(r.rec));
+    if (r.kind == 2) w.write(*static_cast<const trace::ModeRecord*>(r.rec));
+  }
+  if (!out) throw std::runtime_error("writing trace " + path + " failed");
+}
+
+template <class P>
+int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
+              std::vector<HwPolicy>& policies, uint32_t depth, std::ostream& log) {
+  const JobSpec& job = sc.jobs.front();
+  nvme::Controller& ctrl = s.ctrl();
+  const nvme::NamespaceInfo& ns = s.ns();
+  const uint32_t nq = uint32_t(policies.size());
+  const uint32_t blocks_per_io = job.bs / ns.block_bytes;
+  const uint32_t iodepth = std::min(job.iodepth, depth - 1);
+  if (iodepth < job.iodepth)
+    log << "note: iodepth " << job.iodepth << " capped at " << iodepth << " (queue depth " << depth << ")\n";
+
+  LbaRange range = o.allow_write ? *o.allow_write : LbaRange{0, ns.size_blocks};
+  if (range.count < blocks_per_io) throw Refusal("the LBA range holds no I/O of bs " + std::to_string(job.bs));
+
+  s.irqs().enable(P::kUsesVector ? nq + 1 : 1);  // vector 0: admin queue
+
+  json coalescing = nullptr;
+  if constexpr (requires(const policy::ParamMap& m) { P::coalescing(m); }) {
+    policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
+    policy::Coalescing c = P::coalescing(params);
+    nvme::AdminResult r = ctrl.set_feature(nvme::feature::kInterruptCoalescing,
+                                           (c.time_100us << 8) | (c.thr & 0xff));
+    coalescing = {{"thr", c.thr}, {"time_100us", c.time_100us}, {"applied", r.ok()},
+                  {"status", r.ok() ? "ok" : nvme::describe_status(r.status)}};
+    if (!r.ok())
+      log << "note: the controller refused Set Features 08h (" << nvme::describe_status(r.status)
+          << "): running without coalescing\n";
+  }
+
+  std::vector<Lane> lanes(nq);
+  for (uint32_t i = 0; i < nq; ++i) {
+    uint16_t qid = uint16_t(i + 1);
+    Lane& l = lanes[i];
+    l.qp = ctrl.create_io_queue(qid, depth, P::kUsesVector, P::kUsesVector ? qid : 0);
+    l.buffers = std::make_unique<IoBuffers>(s.dma(), l.qp->depth(), job.bs);
+    if (writes(job.rw))
+      for (uint32_t c = 0; c + 1 < l.qp->depth(); ++c)
+        for (uint32_t b = 0; b < job.bs; ++b) l.buffers->data(uint16_t(c))[b] = uint8_t(0xa5 ^ b ^ c);
+    QueueSetup qs;
+    qs.nsid = o.nsid;
+    qs.has_vector = P::kUsesVector;
+    qs.vector = P::kUsesVector ? qid : 0;
+    qs.hw_mask = o.hw_mask;
+    l.env = std::make_unique<HwQueueEnv>(*l.qp, *l.buffers, &s.irqs(), s.clock(), qs);
+    l.pattern = std::make_unique<IoPattern>(job.rw, job.rwmixread, range.first, range.count,
+                                            blocks_per_io, sc.seed * 1000003 + i);
+  }
+
+  RunShared shared{o, ctrl};
+  std::vector<std::unique_ptr<QueueRunner<P>>> runners;
+  for (uint32_t i = 0; i < nq; ++i) {
+    runners.push_back(std::make_unique<QueueRunner<P>>(*lanes[i].env, std::get<P>(policies[i]), &s.irqs()));
+    runners.back()->start();
+  }
+  Time start = s.clock().now();
+  Time measure_from = start + sc.warmup;
+  Time end = measure_from + sc.duration;
+  for (auto& l : lanes) l.env->set_measure_window(measure_from, end);
+
+  log << "running " << sc.policy.name << ": " << rw_name(job.rw) << " bs=" << job.bs << " iodepth=" << iodepth
+      << " queues=" << nq << " for " << sc.duration.count_ns() / 1000000 << " ms (+"
+      << sc.warmup.count_ns() / 1000000 << " ms warm-up)\n"
+      << std::flush;
+  std::vector<std::thread> apps;
+  for (uint32_t i = 0; i < nq; ++i)
+    apps.emplace_back([&, i] {
+      try {
+        app_loop<P>(lanes[i], *runners[i], shared, iodepth, std::max(1u, job.iodepth_batch_submit),
+                    blocks_per_io, end);
+      } catch (...) {
+        lanes[i].error = std::current_exception();
+        shared.abort = true;
+      }
+    });
+  for (auto& t : apps) t.join();
+  for (auto& r : runners) r->stop();
+  Time finished = s.clock().now();
+
+  // Teardown: delete the queues if they are idle; a reset aborts whatever is still
+  // outstanding (after a timeout or a grace period that ran out).
+  uint32_t left = 0;
+  for (auto& l : lanes) left += l.env->outstanding();
+  std::exception_ptr error;
+  for (auto& l : lanes)
+    if (l.error && !error) error = l.error;
+  if (left || error) {
+    if (left) log << "aborting " << left << " outstanding command(s) by resetting the controller\n";
+    s.mark_failed();
+    ctrl.disable();
+  } else {
+    for (auto& l : lanes) ctrl.delete_io_queue(*l.qp);
+  }
+  if (error) std::rethrow_exception(error);
+
+  bool interrupted = o.stop && o.stop->load();
+  Time measured_end = end;
+  for (auto& l : lanes) measured_end = std::min(measured_end, l.stopped_at);
+  Duration measured = measured_end > measure_from ? measured_end - measure_from : Duration::zero();
+
+  std::vector<int64_t> lat;
+  uint64_t measured_n = 0, completions = 0, errors = 0, useful = 0, spurious = 0, held = 0;
+  json queues = json::array();
+  for (auto& l : lanes) {
+    HwQueueEnv& e = *l.env;
+    lat.insert(lat.end(), e.latencies_ns().begin(), e.latencies_ns().end());
+    measured_n += e.measured_completions();
+    completions += e.completed();
+    errors += e.errors();
+    useful += e.counters().irq_useful;
+    spurious += e.counters().irq_spurious;
+    uint64_t h = std::count_if(e.irqs().begin(), e.irqs().end(), [](const auto& r) { return r.held; });
+    held += h;
+    json modes = json::array();
+    for (const auto& m : e.modes())
+      modes.push_back({{"t_ns", m.at.ns()}, {"from", m.from}, {"to", m.to}, {"reason", m.reason}});
+    queues.push_back({{"qid", e.qid()},
+                      {"vector", e.has_vector() ? json(e.vector()) : json(nullptr)},
+                      {"depth", e.depth()},
+                      {"counters", counters_json(e.counters())},
+                      {"interrupts_held", h},
+                      {"sq_doorbells", e.queue().sq_doorbell_writes},
+                      {"cq_doorbells", e.queue().cq_doorbell_writes},
+                      {"stray_cqes", e.stray_cqes()},
+                      {"trace_dropped", e.trace_dropped()},
+                      {"mode_timeline", modes}});
+  }
+  LatencySummary ls = summarize(std::move(lat));
+  double secs = double(measured.count_ns()) / 1e9;
+  double iops = secs > 0 ? double(measured_n) / secs : 0;
+
+  json doc = {
+      {"source", "hw"},
+      {"scenario", sc.name},
+      {"policy", {{"name", sc.policy.name}, {"params", sc.policy.params}}},
+      {"device",
+       {{"bdf", o.bdf},
+        {"model", s.info().model},
+        {"serial", s.info().serial},
+        {"firmware", s.info().firmware},
+        {"nsid", ns.nsid},
+        {"block_bytes", ns.block_bytes},
+        {"namespace_blocks", ns.size_blocks}}},
+      {"job",
+       {{"name", job.name},
+        {"rw", rw_name(job.rw)},
+        {"bs", job.bs},
+        {"iodepth", iodepth},
+        {"queues", nq},
+        {"queue_depth", depth},
+        {"lba_first", range.first},
+        {"lba_count", range.count}}},
+      {"interrupted", interrupted},
+      {"warmup_ns", sc.warmup.count_ns()},
+      {"duration_ns", measured.count_ns()},
+      {"wall_ns", (finished - start).count_ns()},
+      {"iops", iops},
+      {"bandwidth_bytes_per_s", iops * job.bs},
+      {"latency_ns",
+       {{"definition", "SQE written to CQE consumed by the reaper"},
+        {"count", ls.count},
+        {"mean", ls.mean_ns},
+        {"min", ls.min_ns},
+        {"p50", ls.p50_ns},
+        {"p99", ls.p99_ns},
+        {"max", ls.max_ns}}},
+      {"completions", completions},
+      {"measured_completions", measured_n},
+      {"errors", errors},
+      {"interrupts", {{"useful", useful}, {"spurious", spurious}, {"held", held}}},
+      {"coalescing", coalescing},
+      {"queues", queues},
+  };
+  if (o.results_path.empty()) {
+    log << doc.dump(2) << "\n";
+  } else {
+    std::ofstream out(o.results_path);
+    out << doc.dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write results " + o.results_path);
+  }
+  if (!o.trace_path.empty()) write_trace(o.trace_path, lanes);
+
+  log << "done: " << measured_n << " completions in " << measured.count_ns() / 1000000 << " ms, "
+      << uint64_t(iops) << " IOPS, p50 " << ls.p50_ns / 1000 << " us, p99 " << ls.p99_ns / 1000
+      << " us, interrupts " << useful << " useful / " << spurious << " spurious"
+      << (errors ? ", " + std::to_string(errors) + " command errors" : "") << "\n";
+  if (interrupted) {
+    log << "interrupted: stopped submitting, inflight commands finished, controller shut down cleanly\n";
+    return exit_code::kInterrupted;
+  }
+  return errors ? exit_code::kError : exit_code::kOk;
+}
+
+}  // namespace
+
+int run_scenario(const Scenario& sc, const RunOptions& o, std::ostream& log) {
+  if (sc.jobs.empty()) throw std::runtime_error("scenario has no jobs");
+  const JobSpec& job = sc.jobs.front();
+  if (sc.jobs.size() > 1) log << "note: running the first of " << sc.jobs.size() << " jobs\n";
+  if (writes(job.rw) && !o.allow_write)
+    throw Refusal("the job writes (rw=" + std::string(rw_name(job.rw)) +
+                  "): pass --allow-write FIRST_LBA:COUNT to name the blocks it may overwrite");
+
+  DriveSession s(o.bdf, o.nsid);
+  const nvme::NamespaceInfo& ns = s.ns();
+  if (job.bs % ns.block_bytes) throw std::runtime_error("bs " + std::to_string(job.bs) + " is not a multiple of the block size");
+  if (job.bs > s.info().max_transfer_bytes())
+    throw std::runtime_error("bs " + std::to_string(job.bs) + " exceeds the controller's maximum transfer of " +
+                             std::to_string(s.info().max_transfer_bytes()) + " bytes");
+  if (o.allow_write && o.allow_write->first + o.allow_write->count > ns.size_blocks)
+    throw Refusal("--allow-write range ends past the namespace (" + std::to_string(ns.size_blocks) + " blocks)");
+  uint32_t depth = std::min<uint32_t>(sc.queue_depth, s.ctrl().cap().mqes());
+
+  uint32_t want = job.numjobs;
+  uint32_t granted = s.ctrl().set_queue_count(want);
+  uint32_t nq = std::min(want, granted);
+  if (s.irqs().count() == 0 && s.device().msix_vectors() < nq + 1) nq = std::max(1u, s.device().msix_vectors() - 1);
+  if (nq < want) log << "note: " << nq << " of " << want << " queues available\n";
+
+  policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
+  std::vector<HwPolicy> policies;
+  for (uint32_t i = 0; i < nq; ++i) {
+    std::string err;
+    auto p = make_hw_policy(sc.policy.name, params, depth, &err);
+    if (!p) throw std::runtime_error(err);
+    policies.push_back(std::move(*p));
+  }
+  try {
+    return std::visit(
+        [&](auto& first) {
+          using P = std::decay_t<decltype(first)>;
+          return run_typed<P>(sc, o, s, policies, depth, log);
+        },
+        policies.front());
+  } catch (const nvme::NvmeError&) {
+    s.mark_failed();
+    throw;
+  }
+}
+
+}  // namespace nvmesim::hw

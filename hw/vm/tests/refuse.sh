@@ -1,0 +1,16 @@
+#!/bin/sh
+# a device not bound to vfio-pci is refused with a clear message, and nothing changes.
+. /lib.sh
+[ "$(driver_of $DEV_NVME)" = nvme ] || fail "expected $DEV_NVME on nvme"
+expect_rc 3 nvmesim-hw identify --device $DEV_NVME
+expect_output "bound to driver 'nvme', not vfio-pci"
+expect_rc 3 nvmesim-hw run --device $DEV_NVME /dev/null
+expect_output "not vfio-pci"
+[ "$(driver_of $DEV_NVME)" = nvme ] || fail "the refused device changed driver"
+# A write job without --allow-write is refused before the device is touched.
+bind_vfio
+write_scenario irq 100000
+sed -i 's/"randread"/"randwrite"/' /tmp/scenario.json
+expect_rc 3 nvmesim-hw run --device $DEV_VFIO /tmp/scenario.json
+expect_output "allow-write"
+echo "PASS: refuse"

@@ -1,0 +1,115 @@
+// The per-command trace: one CSV format (docs/trace-format.md) that the hw runner
+// writes for a real drive and the simulator can write for the same scenario, so the
+// two compare row by row. Knows nothing of either writer: records in, CSV out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "sim/time.h"
+
+namespace nvmesim::trace {
+
+enum class Op : uint8_t { read, write, flush };
+// The context whose drain consumed a CQE: hard IRQ, IRQ thread, timer/softirq
+// (hrtimer or irq_poll), or the submitting task polling its CQ.
+enum class Context : uint8_t { irq, thread, timer, app };
+
+constexpr std::string_view name(Op op) {
+  switch (op) {
+    case Op::read: return "read";
+    case Op::write: return "write";
+    case Op::flush: return "flush";
+  }
+  return "?";
+}
+constexpr std::string_view name(Context c) {
+  switch (c) {
+    case Context::irq: return "irq";
+    case Context::thread: return "thread";
+    case Context::timer: return "timer";
+    case Context::app: return "app";
+  }
+  return "?";
+}
+
+// One command, from submission to the reaper consuming its CQE.
+struct CommandRecord {
+  uint32_t queue = 0;  // I/O queue id (1-based, as in NVMe)
+  uint32_t cid = 0;
+  Op op = Op::read;
+  uint64_t lba = 0;
+  uint32_t blocks = 0;
+  Time submit;                      // SQE written
+  Time doorbell;                    // SQ tail doorbell written covering this SQE
+  std::optional<Time> cqe_posted;   // CQE in host memory: known to a simulator, not to hw
+  Time cqe_seen;                    // the reaper found it (phase tag matched)
+  std::optional<Time> irq;          // start of the hard IRQ whose handler (or thread) consumed it
+  Context completed_by = Context::irq;
+  uint16_t status = 0;              // NVMe status field (SCT << 8 | SC), 0 = success
+};
+
+// One hard interrupt on a queue's vector. held: it arrived while the vector was
+// disabled (lazy mask) and was held for replay instead of running the handler.
+struct IrqRecord {
+  uint32_t queue = 0;
+  Time at;
+  uint32_t cqes = 0;  // consumed by this handler run
+  bool held = false;
+};
+
+// A policy mode change on a queue (queue 0: the whole drive).
+struct ModeRecord {
+  uint32_t queue = 0;
+  Time at;
+  std::string from, to, reason;
+};
+
+class CommandTraceWriter {
+ public:
+  static constexpr std::string_view kHeader =
+      "kind,t_ns,queue,cid,op,lba,blocks,submit_ns,doorbell_ns,cqe_posted_ns,cqe_seen_ns,irq_ns,"
+      "completed_by,status,cqes,mode_from,mode_to,reason";
+
+  explicit CommandTraceWriter(std::ostream& out) : out_(out) { out_ << kHeader << '\n'; }
+
+  void write(const CommandRecord& r) {
+    out_ << "cmd," << r.cqe_seen.ns() << ',' << r.queue << ',' << r.cid << ',' << name(r.op) << ','
+         << r.lba << ',' << r.blocks << ',' << r.submit.ns() << ',' << r.doorbell.ns() << ',';
+    if (r.cqe_posted) out_ << r.cqe_posted->ns();
+    out_ << ',' << r.cqe_seen.ns() << ',';
+    if (r.irq) out_ << r.irq->ns();
+    out_ << ',' << name(r.completed_by) << ',' << r.status << ",,,,\n";
+  }
+
+  void write(const IrqRecord& r) {
+    out_ << (r.held ? "irq_held," : "irq,") << r.at.ns() << ',' << r.queue << ",,,,,,,,,"
+         << r.at.ns() << ",irq,,";
+    if (!r.held) out_ << r.cqes;
+    out_ << ",,,\n";
+  }
+
+  void write(const ModeRecord& r) {
+    out_ << "mode," << r.at.ns() << ',' << r.queue << ",,,,,,,,,,,,," << quoted(r.from) << ','
+         << quoted(r.to) << ',' << quoted(r.reason) << '\n';
+  }
+
+ private:
+  // RFC 4180: quote a field holding a comma, quote or newline; double inner quotes.
+  static std::string quoted(std::string_view s) {
+    if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '"') q += '"';
+      q += c;
+    }
+    return q + '"';
+  }
+
+  std::ostream& out_;
+};
+
+}  // namespace nvmesim::trace
