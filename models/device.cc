@@ -137,7 +137,7 @@ void Device::on_cqe_post(void* self, uint64_t cid64) {
   SqState& q = d->queues_[(*d->requests_)[cid].qid];
   uint8_t phase = 0;
   uint32_t slot = q.cq.post(&phase);  // asserts the CQ is not full: the host bounds inflight
-  q.mem->cq[slot] = CqEntry{cid, phase};
+  q.mem->cq[slot] = CqEntry{cid, q.fetch_head, phase};
   ++d->stats_.commands;
   d->signal(q.vector);
 }

@@ -10,6 +10,7 @@ namespace nvmesim {
 
 struct CqEntry {
   uint32_t cid = 0;
+  uint32_t sqhd = 0;  // SQ head pointer: SQ slots up to here may be reused
   uint8_t phase = 0;  // zeroed memory: the host's first phase (1) does not match
 };
 

@@ -20,7 +20,9 @@ uint32_t SimQueueEnv::drain_budget(uint32_t budget) {
   std::size_t first = q.drained.size();
   uint32_t n = 0;
   while (n < budget && cqe_pending()) {
-    q.drained.push_back(q.mem.cq[q.cq.head].cid);
+    const CqEntry& e = q.mem.cq[q.cq.head];
+    q.drained.push_back(e.cid);
+    q.sq.head = e.sqhd;
     q.cq.advance();
     ++n;
   }

@@ -1,0 +1,152 @@
+#include "app/fio_job.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "app/json_reader.h"
+
+namespace nvmesim {
+using nlohmann::json;
+
+namespace {
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+struct Option {
+  std::string value;
+  int line = 0;
+};
+using Section = std::map<std::string, Option>;
+
+// Options that do not change what the model simulates (it always does direct,
+// time-based I/O on the whole device, one report per job).
+const std::set<std::string> kIgnored = {"direct", "time_based", "group_reporting", "name", "norandommap",
+                                        "randrepeat", "size", "thread", "exitall", "random_generator",
+                                        "fixedbufs", "registerfiles", "sqthread_poll", "gtod_reduce",
+                                        "clocksource", "invalidate", "refill_buffers", "description"};
+
+}  // namespace
+
+std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  Section global;
+  std::vector<std::pair<std::string, Section>> jobs;
+  Section* cur = nullptr;
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    if (t.front() == '[') {
+      if (t.back() != ']') return InputError{file + ":" + std::to_string(lineno), "unterminated section header"};
+      std::string name = trim(t.substr(1, t.size() - 2));
+      if (name == "global") cur = &global;
+      else {
+        jobs.emplace_back(name, Section{});
+        cur = &jobs.back().second;
+      }
+      continue;
+    }
+    if (!cur) return InputError{file + ":" + std::to_string(lineno), "option outside a section"};
+    auto eq = t.find('=');
+    std::string key = trim(t.substr(0, eq)), val = eq == std::string::npos ? "" : trim(t.substr(eq + 1));
+    (*cur)[key] = Option{val, lineno};
+  }
+  if (jobs.empty()) return InputError{file, "no job section"};
+
+  json patch;
+  json out_jobs = json::array();
+  std::optional<int64_t> runtime, ramp;
+  for (auto& [name, own] : jobs) {
+    Section s = global;
+    for (auto& [k, v] : own) s[k] = v;
+    json j;
+    j["name"] = name;
+    for (auto& [key, opt] : s) {
+      std::string where = file + ":" + std::to_string(opt.line);
+      auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
+      auto number = [&](int64_t& v) -> bool {
+        try {
+          std::size_t used = 0;
+          v = std::stoll(opt.value, &used);
+          return used == opt.value.size();
+        } catch (const std::exception&) {
+          return false;
+        }
+      };
+      int64_t v = 0;
+      if (kIgnored.count(key)) continue;
+      if (key == "ioengine") {
+        if (opt.value != "libaio" && opt.value != "io_uring")
+          return bad("ioengine '" + opt.value + "' is not supported (libaio, io_uring)");
+        j["ioengine"] = opt.value;
+      } else if (key == "rw" || key == "readwrite") {
+        j["rw"] = opt.value;  // validated with the scenario
+      } else if (key == "rwmixread" || key == "rwmixwrite") {
+        if (!number(v) || v < 0 || v > 100) return bad("must be a percentage, got '" + opt.value + "'");
+        j["rwmixread"] = key == "rwmixread" ? v : 100 - v;
+      } else if (key == "bs" || key == "blocksize") {
+        auto b = parse_size(opt.value);
+        if (!b) return bad("must be a size like 4k, got '" + opt.value + "'");
+        j["bs"] = *b;
+      } else if (key == "iodepth" || key == "numjobs" || key == "iodepth_batch" || key == "iodepth_batch_submit" ||
+                 key == "iodepth_batch_complete" || key == "iodepth_batch_complete_min" ||
+                 key == "iodepth_batch_complete_max" || key == "rate_iops") {
+        if (!number(v) || v < 0) return bad("must be a non-negative integer, got '" + opt.value + "'");
+        std::string k = key == "iodepth_batch" ? "iodepth_batch_submit"
+                      : key == "iodepth_batch_complete" ? "iodepth_batch_complete_min" : key;
+        j[k] = v;
+      } else if (key == "hipri") {
+        j["hipri"] = opt.value.empty() || opt.value == "1";
+      } else if (key == "cpus_allowed") {
+        j["cpus_allowed"] = opt.value;
+      } else if (key == "cpus_allowed_policy") {
+        if (opt.value != "split") return bad("only 'split' is modelled (each clone on its own CPU)");
+      } else if (key == "rate_process") {
+        j["rate_process"] = opt.value;
+      } else if (key == "runtime" || key == "ramp_time") {
+        auto ns = parse_duration_ns(opt.value, 1000000000);  // fio: seconds by default
+        if (!ns) return bad("must be a time like 10s or 500ms, got '" + opt.value + "'");
+        (key == "runtime" ? runtime : ramp) = *ns;
+      } else if (key == "filename") {
+        // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
+        json drives = json::array();
+        std::stringstream fs(opt.value);
+        std::string f;
+        while (std::getline(fs, f, ':')) {
+          unsigned idx = 0;
+          if (std::sscanf(f.c_str(), "/dev/nvme%un", &idx) != 1)
+            return bad("only /dev/nvmeXnY devices are modelled, got '" + f + "'");
+          drives.push_back(idx);
+        }
+        j["drives"] = drives;
+      } else {
+        return InputError{where, "option '" + key + "' is not supported by nvmesim's fio reader"};
+      }
+    }
+    out_jobs.push_back(j);
+  }
+  patch["jobs"] = out_jobs;
+  if (runtime) patch["duration_us"] = *runtime / 1000;
+  if (ramp) patch["warmup_us"] = *ramp / 1000;
+  return patch;
+}
+
+std::variant<json, InputError> fio_file_to_scenario_patch(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InputError{path, "cannot open fio job file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return fio_text_to_scenario_patch(ss.str(), path);
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,20 @@
+// fio job files: the common options, with fio's meaning, turned into scenario JSON
+// ("jobs", and "duration_us"/"warmup_us" from runtime/ramp_time). Anything else is an
+// error naming the file, line and option: a silently ignored option would change what
+// the user thinks was simulated.
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "app/input_error.h"
+
+namespace nvmesim {
+
+std::variant<nlohmann::json, InputError> fio_text_to_scenario_patch(const std::string& text,
+                                                                     const std::string& file_name);
+std::variant<nlohmann::json, InputError> fio_file_to_scenario_patch(const std::string& path);
+
+}  // namespace nvmesim

@@ -1,0 +1,131 @@
+#include "app/scenario_json.h"
+
+namespace nvmesim {
+using nlohmann::json;
+
+namespace {
+
+json dist_to_json(const ServiceSpec& s) {
+  json j;
+  switch (s.dist.kind) {
+    case DistSpec::Kind::constant: j["dist"] = "constant"; break;
+    case DistSpec::Kind::exponential: j["dist"] = "exponential"; break;
+    case DistSpec::Kind::lognormal: j["dist"] = "lognormal"; break;
+    case DistSpec::Kind::empirical: j["dist"] = "empirical"; break;
+  }
+  if (s.dist.kind == DistSpec::Kind::empirical) {
+    json cdf = json::array();
+    for (const auto& [p, t] : s.dist.cdf) cdf.push_back(json::array({p, t.count_ns()}));
+    j["cdf"] = cdf;
+  } else {
+    j["mean_ns"] = s.dist.mean.count_ns();
+    j["sigma"] = s.dist.sigma;
+  }
+  j["per_extra_4k_ns"] = s.per_extra_4k.count_ns();
+  return j;
+}
+
+json engine_to_json(const EngineCosts& e) {
+  return {{"syscall_ns", e.syscall.count_ns()},
+          {"submit_per_io_ns", e.submit_per_io.count_ns()},
+          {"reap_per_io_ns", e.reap_per_io.count_ns()},
+          {"post_per_io_ns", e.post_per_io.count_ns()}};
+}
+
+const char* rw_name(RwMode m) {
+  switch (m) {
+    case RwMode::randread: return "randread";
+    case RwMode::randwrite: return "randwrite";
+    case RwMode::read: return "read";
+    case RwMode::write: return "write";
+    case RwMode::randrw: return "randrw";
+    case RwMode::rw: return "rw";
+  }
+  return "randread";
+}
+
+}  // namespace
+
+json scenario_to_json(const Scenario& sc) {
+  json j;
+  j["name"] = sc.name;
+  j["seed"] = sc.seed;
+  j["duration_us"] = sc.duration.count_ns() / 1000;
+  j["warmup_us"] = sc.warmup.count_ns() / 1000;
+  j["io_queues"] = sc.io_queues;
+  j["queue_depth"] = sc.queue_depth;
+  const HostProfile& h = sc.host;
+  j["host"] = {{"name", h.name},
+               {"cores", h.cores},
+               {"libaio", engine_to_json(h.libaio)},
+               {"io_uring", engine_to_json(h.io_uring)},
+               {"doorbell_mmio_ns", h.doorbell_mmio.count_ns()},
+               {"irq_entry_ns", h.irq_entry.count_ns()},
+               {"irq_exit_ns", h.irq_exit.count_ns()},
+               {"irq_per_cqe_ns", h.irq_per_cqe.count_ns()},
+               {"poll_per_cqe_ns", h.poll_per_cqe.count_ns()},
+               {"poll_empty_check_ns", h.poll_empty_check.count_ns()},
+               {"wakeup_ns", h.wakeup.count_ns()},
+               {"context_switch_ns", h.context_switch.count_ns()},
+               {"wakeup_latency_ns", h.wakeup_latency.count_ns()},
+               {"lazy_mask_ns", h.lazy_mask.count_ns()},
+               {"irq_disable_ns", h.irq_disable.count_ns()},
+               {"irq_enable_ns", h.irq_enable.count_ns()},
+               {"intms_mmio_ns", h.intms_mmio.count_ns()},
+               {"softirq_entry_ns", h.softirq_entry.count_ns()},
+               {"hrtimer_arm_ns", h.hrtimer_arm.count_ns()},
+               {"hrtimer_expiry_ns", h.hrtimer_expiry.count_ns()},
+               {"timer_slack_min_ns", h.timer_slack_min.count_ns()},
+               {"cond_resched_ns", h.cond_resched.count_ns()},
+               {"fsleep_slack_pct", h.fsleep_slack_pct},
+               {"fsleep_busy_max_ns", h.fsleep_busy_max.count_ns()},
+               {"admin_submit_ns", h.admin_submit.count_ns()}};
+  json drives = json::array();
+  for (const auto& d : sc.drives) {
+    const DeviceProfile& p = d.profile;
+    drives.push_back({{"name", d.name},
+                      {"profile",
+                       {{"name", p.name},
+                        {"max_io_queues", p.max_io_queues},
+                        {"max_queue_depth", p.max_queue_depth},
+                        {"units", p.units},
+                        {"iops_max", p.iops_max},
+                        {"link_bytes_per_s", p.link_bytes_per_s},
+                        {"read", dist_to_json(p.read)},
+                        {"write", dist_to_json(p.write)},
+                        {"sq_fetch_ns", p.sq_fetch.count_ns()},
+                        {"cqe_post_ns", p.cqe_post.count_ns()},
+                        {"msix_delivery_ns", p.msix_delivery.count_ns()},
+                        {"admin_command_ns", p.admin_command.count_ns()},
+                        {"arbitration_burst", p.arbitration_burst}}}});
+  }
+  j["drives"] = drives;
+  json params = json::object();
+  for (const auto& [k, v] : sc.policy.params) params[k] = v;
+  j["policy"] = {{"name", sc.policy.name}, {"params", params}};
+  json jobs = json::array();
+  for (const auto& js : sc.jobs) {
+    json cpus = json::array();
+    for (auto c : js.cpus_allowed) cpus.push_back(c);
+    json jj = {{"name", js.name},
+               {"ioengine", js.ioengine == IoEngine::libaio ? "libaio" : "io_uring"},
+               {"hipri", js.hipri},
+               {"rw", rw_name(js.rw)},
+               {"rwmixread", js.rwmixread},
+               {"bs", js.bs},
+               {"iodepth", js.iodepth},
+               {"iodepth_batch_submit", js.iodepth_batch_submit},
+               {"iodepth_batch_complete_min", js.iodepth_batch_complete_min},
+               {"iodepth_batch_complete_max", js.iodepth_batch_complete_max},
+               {"numjobs", js.numjobs},
+               {"drives", js.drives},
+               {"rate_iops", js.rate_iops},
+               {"rate_process", js.rate_process == RateProcess::poisson ? "poisson" : "linear"}};
+    if (!cpus.empty()) jj["cpus_allowed"] = cpus;
+    jobs.push_back(jj);
+  }
+  j["jobs"] = jobs;
+  return j;
+}
+
+}  // namespace nvmesim

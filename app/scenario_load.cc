@@ -1,0 +1,524 @@
+#include "app/scenario_load.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/fio_job.h"
+#include "app/json_reader.h"
+#include "app/scenario_json.h"
+#include "policies/registry.h"
+
+#ifndef NVMESIM_SCENARIOS_DIR
+#define NVMESIM_SCENARIOS_DIR "scenarios"
+#endif
+
+namespace nvmesim {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr Duration kMaxCost = Duration::ms(100);   // no single CPU cost is that long
+constexpr Duration kMaxLatency = Duration::s(10);
+
+std::optional<json> read_json_file(const fs::path& p, const std::string& where, std::optional<InputError>& err) {
+  std::ifstream in(p);
+  if (!in) {
+    err = InputError{where, "cannot open file " + p.string()};
+    return std::nullopt;
+  }
+  try {
+    return json::parse(in, nullptr, true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    err = InputError{where, p.string() + ": invalid JSON: " + e.what()};
+    return std::nullopt;
+  }
+}
+
+fs::path resolve(const std::string& base_dir, const std::string& file) {
+  fs::path p(file);
+  if (p.is_absolute()) return p;
+  fs::path b = fs::path(base_dir) / p;
+  if (fs::exists(b)) return b;
+  fs::path shipped = fs::path(default_scenarios_dir()) / p;  // e.g. "profiles/x.json"
+  if (fs::exists(shipped)) return shipped;
+  return b;
+}
+
+// Replaces a profile given as a file name with the file's content, keeping the name.
+void inline_profile(json& slot, const std::string& where, const std::string& base_dir,
+                    std::optional<InputError>& err) {
+  if (!slot.is_string()) return;
+  std::string file = slot.get<std::string>();
+  auto doc = read_json_file(resolve(base_dir, file), where, err);
+  if (!doc) return;
+  if (!doc->is_object()) {
+    err = InputError{where, file + ": a profile must be a JSON object"};
+    return;
+  }
+  (*doc)["file"] = file;
+  slot = std::move(*doc);
+}
+
+std::vector<std::string> split_path(const std::string& p) {
+  std::vector<std::string> parts;
+  char sep = !p.empty() && p[0] == '/' ? '/' : '.';
+  std::string cur;
+  for (std::size_t i = (sep == '/' ? 1 : 0); i <= p.size(); ++i) {
+    if (i == p.size() || p[i] == sep) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += p[i];
+    }
+  }
+  return parts;
+}
+
+// ---- profiles --------------------------------------------------------------------------
+
+DistSpec read_dist(const json& j, const std::string& path, const std::string& base_dir,
+                   std::optional<InputError>& err) {
+  DistSpec d;
+  JsonReader r(j, path, err);
+  std::string kind = r.choice("dist", "lognormal", {"constant", "exponential", "lognormal", "empirical"});
+  d.kind = kind == "constant" ? DistSpec::Kind::constant
+         : kind == "exponential" ? DistSpec::Kind::exponential
+         : kind == "lognormal" ? DistSpec::Kind::lognormal : DistSpec::Kind::empirical;
+  if (d.kind != DistSpec::Kind::empirical) {
+    d.mean = r.duration("mean_ns", Duration::us(70), Duration::ns(1), kMaxLatency, Duration::ns(1));
+    d.sigma = r.number("sigma", d.kind == DistSpec::Kind::lognormal ? 0.3 : 0.0, 0.0, 5.0);
+    r.reject_unknown({"comment", "per_extra_4k_ns"});
+    return d;
+  }
+  // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.
+  json points;
+  if (r.has("cdf")) {
+    points = r.at("cdf");
+  } else if (r.has("cdf_file")) {
+    std::string file = r.string("cdf_file", "");
+    std::ifstream in(resolve(base_dir, file));
+    if (!in) {
+      r.fail("cdf_file", "cannot open file " + file);
+      return d;
+    }
+    points = json::array();
+    std::string line;
+    int lineno = 0;
+    while (std::getline(in, line)) {
+      ++lineno;
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ls(line);
+      double p = 0;
+      double t = 0;
+      char comma = 0;
+      if (!(ls >> p >> comma >> t) || comma != ',') {
+        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
+        return d;
+      }
+      points.push_back(json::array({p, t}));
+    }
+  } else {
+    r.fail("", "an empirical distribution needs \"cdf\" or \"cdf_file\"");
+    return d;
+  }
+  r.string("cdf_file", "");
+  r.reject_unknown({"cdf", "comment", "per_extra_4k_ns"});
+  if (!r.ok()) return d;
+  if (!points.is_array() || points.empty()) {
+    err = InputError{path + "/cdf", "must be a non-empty array of [probability, ns]"};
+    return d;
+  }
+  double last_p = 0, last_t = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& pt = points[i];
+    std::string pp = path + "/cdf/" + std::to_string(i);
+    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
+      err = InputError{pp, "must be [probability, ns]"};
+      return d;
+    }
+    double p = pt[0].get<double>(), t = pt[1].get<double>();
+    if (p <= last_p || p > 1.0) {
+      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
+      return d;
+    }
+    if (t < last_t || t < 0) {
+      err = InputError{pp, "times must be >= 0 and not decrease"};
+      return d;
+    }
+    d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
+    last_p = p;
+    last_t = t;
+  }
+  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
+  return d;
+}
+
+ServiceSpec read_service(const json& j, const std::string& path, const std::string& base_dir,
+                         std::optional<InputError>& err) {
+  ServiceSpec s;
+  s.dist = read_dist(j, path, base_dir, err);
+  if (!err && j.contains("per_extra_4k_ns")) {
+    JsonReader r(j, path, err);
+    s.per_extra_4k = r.duration("per_extra_4k_ns", Duration::zero(), Duration::zero(), kMaxLatency, Duration::ns(1));
+  }
+  return s;
+}
+
+DeviceProfile read_device(const json& j, const std::string& path, const std::string& base_dir,
+                          std::optional<InputError>& err) {
+  DeviceProfile d;
+  JsonReader r(j, path, err);
+  d.name = r.string("name", "device");
+  d.max_io_queues = r.u32("max_io_queues", d.max_io_queues, 1, 65535);
+  d.max_queue_depth = r.u32("max_queue_depth", d.max_queue_depth, 2, 65536);
+  d.units = r.u32("units", d.units, 1, 1 << 20);
+  d.iops_max = r.number("iops_max", d.iops_max, 0, 1e9);
+  d.link_bytes_per_s = r.number("link_bytes_per_s", d.link_bytes_per_s, 0, 1e12);
+  d.sq_fetch = r.duration("sq_fetch_ns", d.sq_fetch, Duration::zero(), kMaxLatency, Duration::ns(1));
+  d.cqe_post = r.duration("cqe_post_ns", d.cqe_post, Duration::zero(), kMaxLatency, Duration::ns(1));
+  d.msix_delivery = r.duration("msix_delivery_ns", d.msix_delivery, Duration::zero(), kMaxLatency, Duration::ns(1));
+  d.admin_command = r.duration("admin_command_ns", d.admin_command, Duration::zero(), kMaxLatency, Duration::ns(1));
+  d.arbitration_burst = r.u32("arbitration_burst", d.arbitration_burst, 1, 65536);
+  if (!r.ok()) return d;
+  for (const char* op : {"read", "write"}) {
+    if (!r.has(op)) {
+      r.fail(op, "missing: the service-time distribution of " + std::string(op) + "s");
+      return d;
+    }
+    (std::string(op) == "read" ? d.read : d.write) = read_service(r.at(op), r.child(op), base_dir, err);
+    if (err) return d;
+  }
+  r.reject_unknown({"read", "write", "comment", "sources", "file"});
+  return d;
+}
+
+void read_engine(JsonReader& r, const std::string& key, EngineCosts& e, std::optional<InputError>& err) {
+  if (!r.has(key)) return;
+  JsonReader er(r.at(key), r.child(key), err);
+  e.syscall = er.duration("syscall_ns", e.syscall, Duration::zero(), kMaxCost, Duration::ns(1));
+  e.submit_per_io = er.duration("submit_per_io_ns", e.submit_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
+  e.reap_per_io = er.duration("reap_per_io_ns", e.reap_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
+  e.post_per_io = er.duration("post_per_io_ns", e.post_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
+  er.reject_unknown();
+}
+
+HostProfile read_host(const json& j, const std::string& path, std::optional<InputError>& err) {
+  HostProfile h;
+  JsonReader r(j, path, err);
+  h.name = r.string("name", "host");
+  h.cores = r.u32("cores", h.cores, 1, 4096);
+  read_engine(r, "libaio", h.libaio, err);
+  read_engine(r, "io_uring", h.io_uring, err);
+  struct Field {
+    const char* key;
+    Duration HostProfile::*member;
+  };
+  static constexpr Field kFields[] = {
+      {"doorbell_mmio_ns", &HostProfile::doorbell_mmio}, {"irq_entry_ns", &HostProfile::irq_entry},
+      {"irq_exit_ns", &HostProfile::irq_exit},           {"irq_per_cqe_ns", &HostProfile::irq_per_cqe},
+      {"poll_per_cqe_ns", &HostProfile::poll_per_cqe},   {"poll_empty_check_ns", &HostProfile::poll_empty_check},
+      {"wakeup_ns", &HostProfile::wakeup},               {"context_switch_ns", &HostProfile::context_switch},
+      {"wakeup_latency_ns", &HostProfile::wakeup_latency}, {"lazy_mask_ns", &HostProfile::lazy_mask},
+      {"irq_disable_ns", &HostProfile::irq_disable},     {"irq_enable_ns", &HostProfile::irq_enable},
+      {"intms_mmio_ns", &HostProfile::intms_mmio},       {"softirq_entry_ns", &HostProfile::softirq_entry},
+      {"hrtimer_arm_ns", &HostProfile::hrtimer_arm},     {"hrtimer_expiry_ns", &HostProfile::hrtimer_expiry},
+      {"timer_slack_min_ns", &HostProfile::timer_slack_min}, {"cond_resched_ns", &HostProfile::cond_resched},
+      {"fsleep_busy_max_ns", &HostProfile::fsleep_busy_max}, {"admin_submit_ns", &HostProfile::admin_submit},
+  };
+  for (const auto& f : kFields)
+    h.*f.member = r.duration(f.key, h.*f.member, Duration::zero(), kMaxCost, Duration::ns(1));
+  h.fsleep_slack_pct = r.u32("fsleep_slack_pct", h.fsleep_slack_pct, 0, 100);
+  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file"});
+  return h;
+}
+
+std::optional<std::vector<uint32_t>> parse_cpu_list(const std::string& s) {
+  std::vector<uint32_t> out;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    if (part.empty()) return std::nullopt;
+    auto dash = part.find('-');
+    try {
+      std::size_t used = 0;
+      if (dash == std::string::npos) {
+        unsigned long v = std::stoul(part, &used);
+        if (used != part.size()) return std::nullopt;
+        out.push_back(static_cast<uint32_t>(v));
+      } else {
+        unsigned long a = std::stoul(part.substr(0, dash), &used);
+        if (used != dash) return std::nullopt;
+        std::string rest = part.substr(dash + 1);
+        unsigned long b = std::stoul(rest, &used);
+        if (used != rest.size() || b < a || b - a > 65536) return std::nullopt;
+        for (unsigned long c = a; c <= b; ++c) out.push_back(static_cast<uint32_t>(c));
+      }
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std::optional<InputError>& err) {
+  JobSpec js;
+  JsonReader r(j, path, err);
+  js.name = r.string("name", "job");
+  js.ioengine = r.choice("ioengine", "io_uring", {"io_uring", "libaio"}) == "libaio" ? IoEngine::libaio : IoEngine::io_uring;
+  js.hipri = r.boolean("hipri", false);
+  std::string rw = r.choice("rw", "randread", {"randread", "randwrite", "read", "write", "randrw", "rw", "readwrite"});
+  js.rw = rw == "randread" ? RwMode::randread : rw == "randwrite" ? RwMode::randwrite
+        : rw == "read" ? RwMode::read : rw == "write" ? RwMode::write
+        : rw == "randrw" ? RwMode::randrw : RwMode::rw;
+  js.rwmixread = r.u32("rwmixread", 50, 0, 100);
+  js.bs = r.size_bytes("bs", 4096, 512, 128u << 20);
+  if (r.ok() && js.bs % 512 != 0) r.fail("bs", "must be a multiple of 512, got " + std::to_string(js.bs));
+  js.iodepth = r.u32("iodepth", 1, 1, 65535);
+  js.iodepth_batch_submit = r.u32("iodepth_batch_submit", 1, 1, 65535);
+  js.iodepth_batch_complete_min = r.u32("iodepth_batch_complete_min", 1, 0, 65535);
+  js.iodepth_batch_complete_max = r.u32("iodepth_batch_complete_max", 0, 0, 65535);
+  js.numjobs = r.u32("numjobs", 1, 1, 4096);
+  js.rate_iops = r.number("rate_iops", 0, 0, 1e9);
+  js.rate_process = r.choice("rate_process", "linear", {"linear", "poisson"}) == "poisson" ? RateProcess::poisson : RateProcess::linear;
+  if (!r.ok()) return js;
+  if (js.iodepth_batch_submit > js.iodepth)
+    r.fail("iodepth_batch_submit", "must be <= iodepth (" + std::to_string(js.iodepth) + "), got " + std::to_string(js.iodepth_batch_submit));
+  else if (js.iodepth_batch_complete_min > js.iodepth)
+    r.fail("iodepth_batch_complete_min", "must be <= iodepth (" + std::to_string(js.iodepth) + "), got " + std::to_string(js.iodepth_batch_complete_min));
+  else if (js.iodepth_batch_complete_max && js.iodepth_batch_complete_max < js.iodepth_batch_complete_min)
+    r.fail("iodepth_batch_complete_max", "must be >= iodepth_batch_complete_min (" + std::to_string(js.iodepth_batch_complete_min) + ")");
+  if (r.has("cpus_allowed")) {
+    const json& c = r.at("cpus_allowed");
+    std::optional<std::vector<uint32_t>> cpus;
+    if (c.is_string()) cpus = parse_cpu_list(c.get<std::string>());
+    else if (c.is_array() && std::all_of(c.begin(), c.end(), [](const json& x) { return x.is_number_unsigned(); }))
+      cpus = c.get<std::vector<uint32_t>>();
+    if (!cpus || cpus->empty()) r.fail("cpus_allowed", "must be a CPU list like \"0-3,8\" or [0, 1], got " + c.dump());
+    else {
+      for (uint32_t cpu : *cpus)
+        if (cpu >= sc.host.cores) {
+          r.fail("cpus_allowed", "CPU " + std::to_string(cpu) + " does not exist: the host has " + std::to_string(sc.host.cores) + " cores");
+          break;
+        }
+      js.cpus_allowed = *cpus;
+    }
+  }
+  if (r.has("drives")) {
+    const json& d = r.at("drives");
+    if (!d.is_array() || d.empty()) r.fail("drives", "must be a non-empty array of drive indexes or names");
+    else {
+      for (std::size_t i = 0; i < d.size() && r.ok(); ++i) {
+        std::optional<uint32_t> idx;
+        if (d[i].is_number_unsigned() && d[i].get<uint64_t>() < sc.drives.size()) idx = d[i].get<uint32_t>();
+        if (d[i].is_string())
+          for (uint32_t k = 0; k < sc.drives.size(); ++k)
+            if (sc.drives[k].name == d[i].get<std::string>()) idx = k;
+        if (!idx) err = InputError{path + "/drives/" + std::to_string(i), "no such drive: " + d[i].dump()};
+        else js.drives.push_back(*idx);
+      }
+    }
+  } else {
+    for (uint32_t k = 0; k < sc.drives.size(); ++k) js.drives.push_back(k);
+  }
+  r.reject_unknown({"cpus_allowed", "drives", "comment"});
+  return js;
+}
+
+// ---- the scenario ----------------------------------------------------------------------
+
+std::optional<InputError> read_scenario(const json& doc, const std::string& base_dir, Scenario& sc) {
+  std::optional<InputError> err;
+  JsonReader r(doc, "", err);
+  sc.name = r.string("name", "scenario");
+  sc.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), Duration::s(3600), Duration::us(1));
+  sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), Duration::s(3600), Duration::us(1));
+  sc.io_queues = r.u32("io_queues", 0, 0, 65535);
+  sc.queue_depth = r.u32("queue_depth", 1024, 2, 65536);
+  if (err) return err;
+  if (!r.has("host")) return InputError{"/host", "missing: a host profile (file name or object)"};
+  sc.host = read_host(r.at("host"), "/host", err);
+  if (err) return err;
+  if (!r.has("drives") || !r.at("drives").is_array() || r.at("drives").empty())
+    return InputError{"/drives", "must be a non-empty array of drives"};
+  const json& drives = r.at("drives");
+  for (std::size_t i = 0; i < drives.size(); ++i) {
+    std::string dp = "/drives/" + std::to_string(i);
+    JsonReader dr(drives[i], dp, err);
+    DriveSpec d;
+    d.name = dr.string("name", "nvme" + std::to_string(i));
+    if (!dr.has("profile")) dr.fail("profile", "missing: a device profile (file name or object)");
+    if (err) return err;
+    d.profile = read_device(dr.at("profile"), dp + "/profile", base_dir, err);
+    dr.reject_unknown({"profile", "comment"});
+    if (err) return err;
+    for (const auto& other : sc.drives)
+      if (other.name == d.name) return InputError{dp + "/name", "duplicate drive name \"" + d.name + "\""};
+    sc.drives.push_back(std::move(d));
+  }
+  // Policy.
+  if (r.has("policy")) {
+    const json& p = r.at("policy");
+    JsonReader pr(p, "/policy", err);
+    sc.policy.name = pr.string("name", "irq");
+    if (err) return err;
+    const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
+    if (!info) {
+      std::string names;
+      for (const auto& pi : policy::kPolicies) names += (names.empty() ? "" : ", ") + std::string(pi.name);
+      return InputError{"/policy/name", "unknown policy \"" + sc.policy.name + "\"; known: " + names};
+    }
+    if (pr.has("params")) {
+      const json& params = pr.at("params");
+      JsonReader par(params, "/policy/params", err);
+      for (const auto& spec : info->params) {
+        std::string key(spec.name);
+        int64_t v = par.integer(key, spec.default_value, spec.min, spec.max);
+        if (par.has(key)) sc.policy.params[key] = v;
+      }
+      par.reject_unknown();
+      if (err) return err;
+    }
+    pr.reject_unknown({"params", "comment"});
+    if (err) return err;
+    policy::ParamMap pm(sc.policy.params.begin(), sc.policy.params.end());
+    uint32_t depth = sc.queue_depth;
+    for (const auto& d : sc.drives) depth = std::min(depth, d.profile.max_queue_depth);
+    std::string msg = info->check(pm, depth);
+    if (!msg.empty()) {
+      // The message names the parameter first ("inflight_high must ...").
+      std::string param = msg.substr(0, msg.find_first_of(" :"));
+      bool named = std::any_of(info->params.begin(), info->params.end(),
+                               [&](const auto& s) { return s.name == param; });
+      return InputError{named ? "/policy/params/" + param : "/policy/params", msg};
+    }
+    // Fill every parameter so the resolved scenario and the results show the values used.
+    for (const auto& spec : info->params) sc.policy.params.try_emplace(std::string(spec.name), spec.default_value);
+  }
+  // Jobs.
+  if (!r.has("jobs") || !r.at("jobs").is_array() || r.at("jobs").empty())
+    return InputError{"/jobs", "must be a non-empty array of jobs"};
+  const json& jobs = r.at("jobs");
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    JobSpec js = read_job(jobs[i], "/jobs/" + std::to_string(i), sc, err);
+    if (err) return err;
+    sc.jobs.push_back(std::move(js));
+  }
+  r.reject_unknown({"host", "drives", "policy", "jobs", "comment", "fio"});
+  if (err) return err;
+  // Cross-checks that need the whole scenario.
+  const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
+  for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
+    const JobSpec& js = sc.jobs[i];
+    std::string jp = "/jobs/" + std::to_string(i);
+    if (info->app_polls && js.ioengine != IoEngine::io_uring)
+      return InputError{jp + "/ioengine", "policy \"" + sc.policy.name + "\" polls queues, which needs io_uring (hipri); got libaio"};
+    if (js.hipri && !info->app_polls)
+      return InputError{jp + "/hipri", "hipri needs polled queues: use policy \"poll\""};
+  }
+  return std::nullopt;
+}
+
+LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir) {
+  std::optional<InputError> err;
+  if (!doc.is_object()) return InputError{"/", "a scenario must be a JSON object"};
+  // fio job file referenced from a scenario: its jobs replace "jobs".
+  if (doc.contains("fio")) {
+    if (!doc["fio"].is_string()) return InputError{"/fio", "must be the file name of a fio job file"};
+    auto jobs = fio_file_to_scenario_patch(resolve(base_dir, doc["fio"].get<std::string>()).string());
+    if (auto* e = std::get_if<InputError>(&jobs)) return *e;
+    for (auto& [k, v] : std::get<json>(jobs).items()) doc[k] = v;
+  }
+  if (doc.contains("host")) inline_profile(doc["host"], "/host", base_dir, err);
+  if (doc.contains("drives") && doc["drives"].is_array())
+    for (std::size_t i = 0; i < doc["drives"].size() && !err; ++i)
+      if (doc["drives"][i].is_object() && doc["drives"][i].contains("profile"))
+        inline_profile(doc["drives"][i]["profile"], "/drives/" + std::to_string(i) + "/profile", base_dir, err);
+  if (err) return *err;
+  for (const auto& o : opts.overrides)
+    if (auto e = apply_override(doc, o)) return *e;
+  if (opts.seed) doc["seed"] = *opts.seed;
+  LoadedScenario out;
+  if (auto e = read_scenario(doc, base_dir, out.scenario)) return *e;
+  out.resolved = scenario_to_json(out.scenario);
+  return out;
+}
+
+}  // namespace
+
+std::optional<InputError> apply_override(json& doc, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return InputError{"", "override must be path=value, got \"" + assignment + "\""};
+  std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::parse_error&) {
+    value = text;  // a bare word: a string
+  }
+  std::vector<std::string> parts = split_path(path);
+  json* cur = &doc;
+  std::string where;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    if (p.empty()) return InputError{path, "empty path component"};
+    bool last = i + 1 == parts.size();
+    where += "/" + p;
+    if (cur->is_array()) {
+      std::size_t idx = 0;
+      try {
+        std::size_t used = 0;
+        idx = std::stoul(p, &used);
+        if (used != p.size()) throw std::invalid_argument(p);
+      } catch (const std::exception&) {
+        return InputError{where, "not an array index"};
+      }
+      if (idx >= cur->size()) return InputError{where, "index out of range (size " + std::to_string(cur->size()) + ")"};
+      cur = &(*cur)[idx];
+    } else if (cur->is_object() || cur->is_null()) {
+      if (!last && (!cur->contains(p) || (*cur)[p].is_null())) (*cur)[p] = json::object();
+      cur = &(*cur)[p];
+    } else {
+      return InputError{where, "cannot descend into a " + std::string(cur->type_name())};
+    }
+  }
+  *cur = std::move(value);
+  return std::nullopt;
+}
+
+LoadResult load_scenario_json(json doc, const LoadOptions& opts) {
+  return finish_load(std::move(doc), opts, opts.base_dir.empty() ? default_scenarios_dir() : opts.base_dir);
+}
+
+LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts) {
+  fs::path p(path);
+  std::string base = opts.base_dir.empty() ? p.parent_path().string() : opts.base_dir;
+  if (base.empty()) base = ".";
+  std::string ext = p.extension().string();
+  if (ext == ".fio" || ext == ".ini" || ext == ".job") {
+    // A bare fio job file runs on the default testbed.
+    std::optional<InputError> err;
+    auto doc = read_json_file(fs::path(default_scenarios_dir()) / "default.json", path, err);
+    if (!doc) return *err;
+    auto patch = fio_file_to_scenario_patch(path);
+    if (auto* e = std::get_if<InputError>(&patch)) return *e;
+    for (auto& [k, v] : std::get<json>(patch).items()) (*doc)[k] = v;
+    return finish_load(std::move(*doc), opts, default_scenarios_dir());
+  }
+  std::optional<InputError> err;
+  auto doc = read_json_file(p, "", err);
+  if (!doc) return *err;
+  return finish_load(std::move(*doc), opts, base);
+}
+
+std::string default_scenarios_dir() {
+  if (const char* env = std::getenv("NVMESIM_SCENARIOS")) return env;
+  return NVMESIM_SCENARIOS_DIR;
+}
+
+}  // namespace nvmesim

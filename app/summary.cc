@@ -1,0 +1,53 @@
+#include "app/summary.h"
+
+#include <cstdio>
+#include <string>
+
+namespace nvmesim {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string us(const nlohmann::json& ns) { return fmt("%.1f", ns.get<double>() / 1000.0); }
+std::string kiops(double v) { return v >= 1e6 ? fmt("%.3fM", v / 1e6) : fmt("%.1fK", v / 1e3); }
+
+void line(std::ostream& os, const std::string& label, const nlohmann::json& m) {
+  const auto& l = m["latency_ns"];
+  os << "  " << label << "  IOPS " << kiops(m["iops"].get<double>()) << "  " << fmt("%.2f", m["bytes_per_s"].get<double>() / 1e9)
+     << " GB/s  lat us mean " << us(l["mean"]) << " p50 " << us(l["p50"]) << " p99 " << us(l["p99"]) << " p99.9 "
+     << us(l["p99.9"]) << " max " << us(l["max"]) << "  IRQs/IO " << fmt("%.3f", m["irqs_per_io"].get<double>()) << "\n";
+}
+
+}  // namespace
+
+void print_summary(std::ostream& os, const nlohmann::json& r) {
+  const auto& sc = r["scenario"];
+  os << sc["name"].get<std::string>() << "  (policy " << sc["policy"]["name"].get<std::string>() << ", seed "
+     << r["seed"] << ", " << fmt("%.1f", r["window_ns"].get<double>() / 1e6) << " ms measured)\n";
+  line(os, "all     ", r["aggregate"]);
+  const auto& irq = r["aggregate"]["interrupts"];
+  os << "  interrupts: " << irq["total"] << " (useful " << irq["useful"] << ", spurious " << irq["spurious"]
+     << ", masked lazily " << irq["masked_lazily"] << ")\n";
+  for (const auto& d : r["drives"]) {
+    std::string name = d["name"].get<std::string>();
+    name.resize(8, ' ');
+    line(os, name, d);
+  }
+  os << "  cores (busy %: hardirq softirq irq_thread app):\n";
+  for (const auto& c : r["cores"]) {
+    const auto& f = c["fractions"];
+    if (f["idle"].get<double>() > 0.999) continue;
+    os << "    cpu" << c["core"] << fmt("  %5.1f", f["hardirq"].get<double>() * 100)
+       << fmt(" %5.1f", f["softirq"].get<double>() * 100) << fmt(" %5.1f", f["irq_thread"].get<double>() * 100)
+       << fmt(" %5.1f", f["app"].get<double>() * 100) << fmt("   idle %5.1f", f["idle"].get<double>() * 100) << "\n";
+  }
+  const auto& lim = r["limits"];
+  os << "  bound by: " << lim["bound_by"].get<std::string>() << " (busiest core "
+     << fmt("%.1f%%", lim["busiest_core_utilization"].get<double>() * 100) << ", busiest drive "
+     << fmt("%.1f%%", lim["busiest_drive_utilization"].get<double>() * 100) << ")\n";
+}
+
+}  // namespace nvmesim
