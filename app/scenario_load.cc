@@ -295,7 +295,7 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
     const json& c = r.at("cpus_allowed");
     std::optional<std::vector<uint32_t>> cpus;
     if (c.is_string()) cpus = parse_cpu_list(c.get<std::string>());
-    else if (c.is_array() && std::all_of(c.begin(), c.end(), [](const json& x) { return x.is_number_unsigned(); }))
+    else if (c.is_array() && std::all_of(c.begin(), c.end(), [](const json& x) { return x.is_number_integer() && x.get<int64_t>() >= 0; }))
       cpus = c.get<std::vector<uint32_t>>();
     if (!cpus || cpus->empty()) r.fail("cpus_allowed", "must be a CPU list like \"0-3,8\" or [0, 1], got " + c.dump());
     else {
@@ -313,7 +313,7 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
     else {
       for (std::size_t i = 0; i < d.size() && r.ok(); ++i) {
         std::optional<uint32_t> idx;
-        if (d[i].is_number_unsigned() && d[i].get<uint64_t>() < sc.drives.size()) idx = d[i].get<uint32_t>();
+        if (d[i].is_number_integer() && d[i].get<int64_t>() >= 0 && d[i].get<uint64_t>() < sc.drives.size()) idx = d[i].get<uint32_t>();
         if (d[i].is_string())
           for (uint32_t k = 0; k < sc.drives.size(); ++k)
             if (sc.drives[k].name == d[i].get<std::string>()) idx = k;

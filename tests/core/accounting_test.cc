@@ -1,0 +1,72 @@
+// Per-core time accounting and where the limit lies.
+#include <gtest/gtest.h>
+
+#include "tests/core/sim_helpers.h"
+
+namespace nvmesim {
+namespace {
+
+TEST(Accounting, CoreFractionsSumToOne) {
+  for (const char* policy : {"irq", "poll"}) {
+    auto r = testing::default_short({std::string("policy.name=") + policy});
+    ASSERT_FALSE(r["cores"].empty());
+    for (const auto& c : r["cores"]) {
+      double s = 0;
+      for (const auto& [k, v] : c["fractions"].items()) s += v.get<double>();
+      EXPECT_NEAR(s, 1.0, 1e-8) << policy << " core " << c["core"];
+      int64_t ns = 0;
+      for (const auto& [k, v] : c["time_ns"].items()) ns += v.get<int64_t>();
+      EXPECT_EQ(ns, r["window_ns"].get<int64_t>()) << policy << " core " << c["core"];
+    }
+  }
+}
+
+TEST(Accounting, InterruptCostSaturatingACoreMakesTheCoreTheLimit) {
+  // One job, QD256, on a drive that could do 3.2M IOPS; each interrupt costs 8 us.
+  auto doc = testing::default_short();  // only for the shipped profiles
+  auto sc = doc["scenario"];
+  sc["duration_us"] = 5000;
+  sc["warmup_us"] = 2000;
+  sc["drives"] = {sc["drives"][0]};
+  sc["jobs"] = {{{"name", "j"}, {"iodepth", 256}, {"iodepth_batch_submit", 16}, {"cpus_allowed", {0}}, {"drives", {0}}}};
+  sc["host"]["irq_entry_ns"] = 4000;
+  sc["host"]["irq_exit_ns"] = 4000;
+  auto r = testing::run(sc);
+  EXPECT_EQ(r["limits"]["bound_by"], "cpu");
+  EXPECT_GE(r["cores"][0]["fractions"]["hardirq"].get<double>(), 0.5);
+  EXPECT_LE(r["cores"][0]["fractions"]["idle"].get<double>(), 0.001);
+  EXPECT_LT(r["drives"][0]["device"]["iops_ceiling_utilization"].get<double>(), 0.25);
+  // Depth / service time would allow ~3.2M IOPS; the core allows a small fraction of it.
+  EXPECT_LT(r["aggregate"]["iops"].get<double>(), 800000.0);
+  // And removing the interrupt cost lifts it: the core was the limit, not the drive.
+  sc["host"]["irq_entry_ns"] = 0;
+  sc["host"]["irq_exit_ns"] = 0;
+  auto fast = testing::run(sc);
+  EXPECT_GT(fast["aggregate"]["iops"].get<double>(), 1.5 * r["aggregate"]["iops"].get<double>());
+}
+
+TEST(Accounting, DefaultScenarioIsCpuBoundWellBelowTheDrives) {
+  auto r = testing::default_short();
+  double iops = r["aggregate"]["iops"].get<double>();
+  EXPECT_EQ(r["limits"]["bound_by"], "cpu");
+  EXPECT_LT(iops, 0.9 * 12.8e6);
+  EXPECT_GT(iops, 0.3 * 12.8e6);
+  for (const auto& c : r["cores"]) {
+    if (c["core"].get<int>() >= 16) {
+      EXPECT_EQ(c["fractions"]["idle"].get<double>(), 1.0);
+    }
+  }
+}
+
+TEST(Accounting, PollingMovesCompletionWorkIntoTheApplication) {
+  auto irq = testing::default_short({"policy.name=irq"});
+  auto poll = testing::default_short({"policy.name=poll"});
+  EXPECT_EQ(poll["aggregate"]["interrupts"]["total"], 0);
+  EXPECT_GT(irq["aggregate"]["interrupts"]["total"].get<int64_t>(), 0);
+  EXPECT_EQ(poll["cores"][0]["fractions"]["hardirq"].get<double>(), 0.0);
+  EXPECT_GT(poll["cores"][0]["fractions"]["app"].get<double>(), 0.9);
+  EXPECT_GT(poll["queues"][0]["counters"]["poll_useful"].get<int64_t>(), 0);
+}
+
+}  // namespace
+}  // namespace nvmesim
