@@ -22,15 +22,18 @@ DriveSession::DriveSession(const std::string& bdf, uint32_t nsid) {
   }
 }
 
-DriveSession::~DriveSession() {
+DriveSession::~DriveSession() { close(); }
+
+bool DriveSession::close() {
+  if (closed_) return false;
+  closed_ = true;
   // Vectors first: no eventfd stays bound while the controller goes down.
   if (irqs_) irqs_->disable();
-  if (ctrl_) {
-    if (failed_)
-      ctrl_->disable();
-    else
-      ctrl_->shutdown();
+  if (failed_) {
+    ctrl_->disable();
+    return false;
   }
+  return ctrl_->shutdown();
 }
 
 }  // namespace nvmesim::hw

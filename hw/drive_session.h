@@ -31,6 +31,9 @@ class DriveSession {
   const nvme::NamespaceInfo& ns() const { return ns_; }
   // The controller failed (CFS, timeout): teardown resets instead of shutting down.
   void mark_failed() { failed_ = true; }
+  // Shuts the controller down (or resets it after a failure) and unbinds the vectors.
+  // True when the controller confirmed a normal shutdown. Idempotent.
+  bool close();
 
  private:
   MonotonicClock clock_;
@@ -41,6 +44,7 @@ class DriveSession {
   nvme::ControllerInfo info_;
   nvme::NamespaceInfo ns_;
   bool failed_ = false;
+  bool closed_ = false;
 };
 
 }  // namespace nvmesim::hw

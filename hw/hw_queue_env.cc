@@ -104,8 +104,9 @@ void HwQueueEnv::ring_doorbell() {
 }
 
 void HwQueueEnv::wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout) {
-  if (unseen_) return;
-  done_cv_.wait_for(lock, std::chrono::nanoseconds(timeout.count_ns()), [&] { return unseen_ > 0; });
+  if (!unseen_)
+    done_cv_.wait_for(lock, std::chrono::nanoseconds(timeout.count_ns()), [&] { return unseen_ > 0; });
+  unseen_ = 0;  // the task has seen them (io_getevents returned)
 }
 
 // disable_irq_nosync for MSI-X is lazy: nothing reaches the hardware now. If an

@@ -83,9 +83,9 @@ class HwQueueEnv {
   void ring_doorbell();  // one SQ tail doorbell for everything submitted since the last
   uint32_t outstanding() const { return requests_.busy(); }
   Time oldest_submit() const { return requests_.oldest_submit(); }
-  // Waits (mutex held through `lock`) until a completion arrives or `timeout` passes.
+  // Waits (mutex held through `lock`) until a completion the task has not seen yet
+  // arrives, or `timeout` passes; then marks them seen.
   void wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout);
-  uint64_t completions_seen_by_app() { return std::exchange(unseen_, 0); }
 
   // Results.
   uint64_t completed() const { return completed_; }

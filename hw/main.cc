@@ -94,6 +94,7 @@ int dispatch(const std::vector<std::string>& args) {
   }
   if (device.empty()) return usage("--device BDF is required");
   device = normalize_bdf(device);
+  require_vfio_pci(device);  // before anything else is read or touched
   if (cmd == "identify") return identify_command(device, std::cout);
   if (cmd == "rwtest") {
     if (allow.empty()) throw Refusal("rwtest writes: pass --allow-write FIRST_LBA:COUNT to name the blocks it may overwrite");

@@ -333,7 +333,8 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
       << " us, interrupts " << useful << " useful / " << spurious << " spurious"
       << (errors ? ", " + std::to_string(errors) + " command errors" : "") << "\n";
   if (interrupted) {
-    log << "interrupted: stopped submitting, inflight commands finished, controller shut down cleanly\n";
+    log << "interrupted: stopped submitting, " << (left ? "inflight commands aborted" : "inflight commands finished")
+        << "\n";
     return exit_code::kInterrupted;
   }
   return errors ? exit_code::kError : exit_code::kOk;
@@ -373,8 +374,9 @@ int run_scenario(const Scenario& sc, const RunOptions& o, std::ostream& log) {
     if (!p) throw std::runtime_error(err);
     policies.push_back(std::move(*p));
   }
+  int rc;
   try {
-    return std::visit(
+    rc = std::visit(
         [&](auto& first) {
           using P = std::decay_t<decltype(first)>;
           return run_typed<P>(sc, o, s, policies, depth, log);
@@ -384,6 +386,11 @@ int run_scenario(const Scenario& sc, const RunOptions& o, std::ostream& log) {
     s.mark_failed();
     throw;
   }
+  if (s.close())
+    log << "controller shut down cleanly (CC.SHN, CSTS.SHST complete), device released\n";
+  else
+    log << "controller was reset (CC.EN=0) instead of shut down, device released\n";
+  return rc;
 }
 
 }  // namespace nvmesim::hw
