@@ -158,6 +158,12 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
                    {"msix_held_by_mask", s.msix_held},
                    {"postings_coalesced", s.coalesced},
                    {"admin_commands", s.admin_commands}};
+    // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
+    json tl = json::array();
+    for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d)))
+      tl.push_back({{"t_ns", e.time.ns()}, {"from", e.from}, {"to", e.to}, {"reason", e.reason}});
+    m["mode_timeline"] = tl;
+    m["final_mode"] = sys.drive_mode(static_cast<uint32_t>(d));
     drives_json.push_back(m);
   }
 

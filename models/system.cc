@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "models/sim_drive_env.h"
 #include "models/sim_queue_env.h"
 
 namespace nvmesim {
@@ -31,6 +32,7 @@ uint32_t SimQueueEnv::drain_budget(uint32_t budget) {
   cost_ += (ctx_ == Level::hardirq ? h.irq_per_cqe : h.poll_per_cqe) * n + h.doorbell_mmio;
   cost_ += sys_->delivery_cost(q, first);
   sys_->devices_[q.drive]->cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
+  sys_->drive_inflight_add(q.drive, -static_cast<int64_t>(n));
   q.counters.completions += n;
   return n;
 }
@@ -89,6 +91,35 @@ void SimQueueEnv::mode_change(std::string_view from, std::string_view to, std::s
     return;
   }
   q.timeline.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
+}
+
+// ---- SimDriveEnv -----------------------------------------------------------------
+
+Time SimDriveEnv::now() const { return sys_->eq_.now(); }
+
+uint64_t SimDriveEnv::completions_total() const {
+  uint64_t n = 0;
+  for (uint32_t gq : sys_->drive_queues_[drive_]) n += sys_->queues_[gq]->counters.completions;
+  return n;
+}
+
+uint64_t SimDriveEnv::inflight_total() const { return static_cast<uint64_t>(sys_->drive_inflight_[drive_]); }
+
+double SimDriveEnv::inflight_integral() const {
+  sys_->drive_inflight_add(drive_, 0);  // bring the integral up to now
+  return sys_->drive_integral_[drive_];
+}
+
+uint32_t SimDriveEnv::io_queue_count() const { return static_cast<uint32_t>(sys_->drive_queues_[drive_].size()); }
+
+void SimDriveEnv::set_coalescing(uint32_t thr, uint32_t time_100us) {
+  cost_ += sys_->sc_.host.admin_submit;  // the CPU side of the Set Features admin command
+  sys_->devices_[drive_]->admin_set_coalescing(thr, time_100us);
+}
+
+void SimDriveEnv::mode_change(std::string_view from, std::string_view to, std::string reason) {
+  auto& tl = sys_->drive_timeline_[drive_];
+  if (tl.size() < kTimelineCap) tl.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
 }
 
 // ---- construction ------------------------------------------------------------------
@@ -152,6 +183,8 @@ void System::build() {
       if (q.core == UINT32_MAX) q.core = q.qid % ncores;  // more queues than cores
       q.hardirq.core = q.thread.core = q.core;
     }
+    drive_policy_.emplace_back();
+    if (info->per_drive) drive_policy_.back().emplace(params);
     if (info->static_coalescing) {
       policy::Coalescing c = info->static_coalescing(params);
       devices_[d]->admin_set_coalescing(c.thr, c.time_100us);
@@ -188,6 +221,29 @@ void System::build() {
     }
   }
   lazy_masked_.assign(queues_.size(), 0);
+  drive_timeline_.resize(devices_.size());
+  drive_inflight_.assign(devices_.size(), 0);
+  drive_integral_.assign(devices_.size(), 0.0);
+  drive_integral_at_.assign(devices_.size(), Time::zero());
+}
+
+void System::drive_inflight_add(uint32_t d, int64_t delta) {
+  Time now = eq_.now();
+  drive_integral_[d] += static_cast<double>(drive_inflight_[d]) * static_cast<double>((now - drive_integral_at_[d]).count_ns());
+  drive_integral_at_[d] = now;
+  drive_inflight_[d] += delta;
+}
+
+std::string System::drive_mode(uint32_t d) const {
+  return drive_policy_[d] ? std::string(drive_policy_[d]->mode()) : std::string();
+}
+
+void System::on_monitor(void* self, uint64_t d) {
+  auto* s = static_cast<System*>(self);
+  // The monitor runs as deferred work on the core of the drive's first queue.
+  uint32_t core = s->queues_[s->drive_queues_[d][0]]->core;
+  s->softirq_work_[core].push_back(kMonitorWork | static_cast<uint32_t>(d));
+  s->cores_[core]->make_runnable(s->softirq_tasks_[core]);
 }
 
 // ---- running -------------------------------------------------------------------------
@@ -201,6 +257,8 @@ void System::run(const std::function<void(double)>& progress) {
     else
       cores_[j.core]->make_runnable(j.task);
   }
+  for (uint32_t d = 0; d < drive_policy_.size(); ++d)
+    if (drive_policy_[d]) eq_.schedule(Time::zero(), &System::on_monitor, this, d);
   if (sc_.warmup == Duration::zero()) start_window();
   else eq_.schedule(window_start_, &System::on_window_start, this, 0);
 
@@ -399,7 +457,9 @@ bool System::end_app(Job& j) {
     case Job::Segment::submit:
       for (uint32_t gq : j.queues) {
         HostQueue& q = *queues_[gq];
-        if (q.sq.doorbell_needed()) devices_[q.drive]->sq_doorbell(q.qid, q.sq.ring_doorbell());
+        if (!q.sq.doorbell_needed()) continue;
+        drive_inflight_add(q.drive, nvme::ring_distance(q.sq.db_tail, q.sq.tail, q.sq.depth));
+        devices_[q.drive]->sq_doorbell(q.qid, q.sq.ring_doorbell());
       }
       j.in_syscall = j.spec->ioengine == IoEngine::io_uring;
       return true;
@@ -551,7 +611,15 @@ void System::on_timer(void* self, uint64_t arg) {
 
 Duration System::begin_softirq(uint32_t core) {
   const HostProfile& h = sc_.host;
-  uint32_t gq = softirq_work_[core].front();
+  uint32_t item = softirq_work_[core].front();
+  if (item & kMonitorWork) {
+    uint32_t d = item & ~kMonitorWork;
+    SimDriveEnv env(*this, d);
+    Duration next = drive_policy_[d]->on_monitor(env);
+    eq_.schedule_in(next, &System::on_monitor, this, d);
+    return h.hrtimer_expiry + env.cost();
+  }
+  uint32_t gq = item;
   HostQueue& q = *queues_[gq];
   SimQueueEnv env(*this, q, Level::softirq);
   ++q.counters.timer_expiries;
@@ -561,9 +629,9 @@ Duration System::begin_softirq(uint32_t core) {
 }
 
 bool System::end_softirq(uint32_t core) {
-  uint32_t gq = softirq_work_[core].front();
+  uint32_t item = softirq_work_[core].front();
   softirq_work_[core].pop_front();
-  deliver(*queues_[gq]);
+  if (!(item & kMonitorWork)) deliver(*queues_[item]);
   return !softirq_work_[core].empty();
 }
 

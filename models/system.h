@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/cpu_core.h"
@@ -19,6 +20,7 @@
 namespace nvmesim {
 
 class SimQueueEnv;
+class SimDriveEnv;
 
 // Per-core time in each context over the measured window.
 struct CoreTimes {
@@ -49,9 +51,13 @@ class System {
   DeviceStats device_stats(uint32_t d) const;
   CoreTimes core_times(uint32_t c) const;
   uint32_t core_count() const { return static_cast<uint32_t>(cores_.size()); }
+  // Drive-level mode timeline (drive policies such as coalesce_adaptive); empty otherwise.
+  const std::vector<ModeChange>& drive_timeline(uint32_t d) const { return drive_timeline_[d]; }
+  std::string drive_mode(uint32_t d) const;
 
  private:
   friend class SimQueueEnv;
+  friend class SimDriveEnv;
 
   void build();
   void start_window();
@@ -65,6 +71,9 @@ class System {
   static void on_thread_wake(void* self, uint64_t arg);
   static void on_arrival(void* self, uint64_t job);
   static void on_window_start(void* self, uint64_t);
+  static void on_monitor(void* self, uint64_t drive);
+  // Keeps each drive's total driver inflight and its time integral (for drive policies).
+  void drive_inflight_add(uint32_t drive, int64_t delta);
 
   Duration begin_app(Job& j);
   bool end_app(Job& j);
@@ -93,6 +102,13 @@ class System {
   std::vector<Task> softirq_tasks_;
   std::vector<std::deque<uint32_t>> softirq_work_;   // per core: queues whose timer fired
   std::vector<uint64_t> lazy_masked_;
+  static constexpr uint32_t kMonitorWork = 0x80000000u;  // softirq item: drive monitor, not a queue timer
+
+  std::vector<std::optional<policy::CoalesceAdaptiveDrive>> drive_policy_;
+  std::vector<std::vector<ModeChange>> drive_timeline_;
+  std::vector<int64_t> drive_inflight_;
+  std::vector<double> drive_integral_;
+  std::vector<Time> drive_integral_at_;
 
   Time window_start_;
   Time window_end_;
