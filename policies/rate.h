@@ -29,7 +29,7 @@
 //
 // on_timer returns TimerStep::again(poll_period_ns) to re-arm, TimerStep::again(zero)
 // when it used its whole budget (irq_poll keeps the queue on its list and runs it again
-// at once; that re-run is not a timer expiry), TimerStep::stop() when polling ends.
+// at once), TimerStep::stop() when polling ends.
 //
 // Open parameters, our assumptions: poll_period_ns = 5000 (half the default
 // enter_gap_ns: a queue at the slowest entry pace still finds a CQE about every other
@@ -42,8 +42,8 @@
 // quiesces the queue first (runner's job).
 //
 // Counters: the policy counts irq_useful, irq_spurious, irq_while_polling, poll_useful,
-// poll_empty (one per on_timer run), timer_expiries, backoffs, masks, unmasks,
-// mode_changes; the runner's drain counts completions.
+// poll_empty (one per on_timer run) and backoffs; the env ops and the runner count the
+// rest (policies/api/policy.h).
 #pragma once
 
 #include <array>
@@ -137,8 +137,6 @@ class RatePolicy {
            "rate: irq pace " + us(d / static_cast<int64_t>(window_)) + " <= enter_gap " +
                us(enter_gap_) + ", trying poll");
     q.mask_vector();
-    ++c.masks;
-    rerun_ = false;
     q.arm_timer(period_);
   }
 
@@ -146,7 +144,6 @@ class RatePolicy {
   TimerStep on_timer(Q& q) {
     if (state_ != State::poll_try && state_ != State::poll_hold) return TimerStep::stop();
     auto& c = q.counters();
-    if (!rerun_) ++c.timer_expiries;
     const uint32_t n = q.drain_budget(budget_);
     if (n == 0)
       ++c.poll_empty;
@@ -188,7 +185,6 @@ class RatePolicy {
     change(q, State::irq_measure,
            "rate: held " + std::to_string(hold_windows_) + " windows, back to irq");
     q.unmask_vector();
-    ++c.unmasks;
     return TimerStep::stop();
   }
 
@@ -211,7 +207,6 @@ class RatePolicy {
 
   template <QueueEnv Q>
   void change(Q& q, State to, std::string reason) {
-    ++q.counters().mode_changes;
     q.mode_change(mode_name(state_), mode_name(to), std::move(reason));
     state_ = to;
     windows_done_ = 0;
@@ -231,14 +226,12 @@ class RatePolicy {
       change(q, State::irq_measure, std::move(reason));
     }
     q.unmask_vector();
-    ++q.counters().unmasks;
     return TimerStep::stop();
   }
 
   // Re-arm: at once when the budget ran out (irq_poll re-run), else after the period.
-  TimerStep again(uint32_t drained) {
-    rerun_ = drained >= budget_;
-    return TimerStep::again(rerun_ ? Duration::zero() : period_);
+  TimerStep again(uint32_t drained) const {
+    return TimerStep::again(drained >= budget_ ? Duration::zero() : period_);
   }
 
   static std::string us(Duration d) {
@@ -263,7 +256,6 @@ class RatePolicy {
   uint32_t windows_done_ = 0;  // windows completed in Backoff / Poll-hold
   uint32_t failures_ = 0;    // consecutive failed tries
   Duration d_irq_;           // the IRQ window that started the current try
-  bool rerun_ = false;       // next on_timer is an irq_poll re-run, not a timer expiry
 };
 
 }  // namespace nvmesim::policy

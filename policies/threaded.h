@@ -7,8 +7,7 @@
 //
 // Runner: hard IRQ -> on_interrupt; each thread wake-up -> on_thread, which returns
 // ThreadStep::park() after one drain. Counters: this policy counts irq_useful (found a
-// CQE and handed it on), irq_spurious and thread_wakeups; the runner's drain counts
-// completions (as for every policy: policies count everything else they do).
+// CQE and handed it on) and irq_spurious; wake_thread counts thread_wakeups.
 #pragma once
 
 #include <array>
@@ -37,7 +36,6 @@ class ThreadedPolicy {
       return;
     }
     ++q.counters().irq_useful;
-    ++q.counters().thread_wakeups;
     q.wake_thread();
   }
 

@@ -17,7 +17,7 @@
 //     reaches low_inflight_checks (3), without sleeping; inflight >= inflight_low ->
 //     low_checks = 0. Then return ThreadStep::sleep(interval_us) (fsleep; the runner
 //     applies the busy-wait/hrtimer split, the usleep_range slack and the wake-up latency
-//     of the host profile). sleeps.
+//     of the host profile).
 //   - Stop: clear polling, unmask the vector (enable_irq, which replays a held
 //     interrupt), return ThreadStep::park(). Mode thread_poll -> irq.
 //
@@ -26,9 +26,8 @@
 // other queue runs IrqPolicy (B0). on_interrupt in hard IRQ, on_thread in the queue's
 // real-time IRQ thread (woken by wake_thread). Parameters are per controller.
 //
-// Counters: the policy counts irq_useful, irq_spurious, irq_while_polling, poll_useful,
-// poll_empty, sleeps, thread_wakeups, masks, unmasks, mode_changes; the runner's drain
-// counts completions.
+// Counters: the policy counts irq_useful, irq_spurious, irq_while_polling, poll_useful
+// and poll_empty; the env ops and the runner count the rest (policies/api/policy.h).
 #pragma once
 
 #include <array>
@@ -94,10 +93,7 @@ class WatermarkPolicy {
     if (inflight < high_) return;  // 3
     polling_ = true;               // 4
     q.mask_vector();
-    ++c.masks;
     q.wake_thread();
-    ++c.thread_wakeups;
-    ++c.mode_changes;
     q.mode_change(kModeIrq, kModePoll,
                   "watermark: inflight " + std::to_string(inflight) + " >= inflight_high " +
                       std::to_string(high_) + " after drain");
@@ -131,7 +127,6 @@ class WatermarkPolicy {
     } else {
       low_checks_ = 0;
     }
-    ++c.sleeps;
     return ThreadStep::sleep(interval_);
   }
 
@@ -151,11 +146,8 @@ class WatermarkPolicy {
     polling_ = false;
     running_ = false;
     low_checks_ = 0;
-    auto& c = q.counters();
-    ++c.mode_changes;
     q.mode_change(kModePoll, kModeIrq, std::move(reason));
     q.unmask_vector();
-    ++c.unmasks;
     return ThreadStep::park();
   }
 

@@ -20,10 +20,12 @@
 //                                                     at the start of the run)
 // Its queues run a queue policy of the same name (registry.h: PolicyInfo::per_drive).
 //
-// Counting convention: the runner's drain()/drain_budget() count QueueCounters::
-// completions; the policy counts every other QueueCounters field next to the work
-// (irq_*, poll_*, sleeps, timer_expiries, thread_wakeups, backoffs, mode_changes, masks,
-// unmasks), so the runner must not count those again.
+// Counting convention (QueueCounters): what only the policy can judge, the policy
+// counts: irq_useful, irq_spurious, irq_while_polling, poll_useful, poll_empty, backoffs.
+// What an env op or a runner step does, the env/runner counts where it does it:
+// completions (drain, drain_budget), masks, unmasks, thread_wakeups, mode_changes (the
+// ops of those names), timer_expiries (each on_timer call), sleeps (each
+// ThreadStep::sleep carried out). Neither counts the other's.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,8 @@
 // Scripted stand-ins for a runner's QueueEnv and DriveEnv: the test sets the clock,
 // inflight and the CQEs visible in the CQ; the fake records every operation a policy
-// performs, in order, so a test can check the exact sequence.
+// performs, in order, so a test can check the exact sequence. Like the runners, the
+// fake's ops count completions, masks, unmasks, thread_wakeups and mode_changes
+// (policies/api/policy.h); timer_expiries and sleeps are runner counts, not seen here.
 #pragma once
 
 #include <algorithm>
@@ -36,7 +38,6 @@ class FakeQueueEnv {
   QueueCounters counters_;
   bool masked = false;
   bool timer_armed = false;
-  uint32_t wakeups = 0;
 
   void advance(Duration d) { t += d; }
   void set_now(Time x) { t = x; }
@@ -64,15 +65,17 @@ class FakeQueueEnv {
   }
   void mask_vector() {
     ops.push_back("mask");
+    ++counters_.masks;
     masked = true;
   }
   void unmask_vector() {
     ops.push_back("unmask");
+    ++counters_.unmasks;
     masked = false;
   }
   void wake_thread() {
     ops.push_back("wake");
-    ++wakeups;
+    ++counters_.thread_wakeups;
   }
   void arm_timer(Duration d) {
     ops.push_back("arm:" + std::to_string(d.count_ns()));
@@ -86,6 +89,7 @@ class FakeQueueEnv {
   QueueCounters& counters() { return counters_; }
   void mode_change(std::string_view from, std::string_view to, std::string reason) {
     ops.push_back("mode:" + std::string(from) + "->" + std::string(to));
+    ++counters_.mode_changes;
     modes.push_back({t, std::string(from), std::string(to), std::move(reason)});
   }
 
@@ -98,7 +102,7 @@ class FakeQueueEnv {
   void consume(uint32_t n) {
     pending -= n;
     inflight_ -= std::min(inflight_, n);
-    counters_.completions += n;  // runners count completions in their drain
+    counters_.completions += n;
   }
 };
 static_assert(QueueEnv<FakeQueueEnv>);
