@@ -37,6 +37,7 @@ uint32_t HwQueueEnv::leave() {
 
 uint32_t HwQueueEnv::drain_budget(uint32_t n) {
   Time seen = clock_.now();
+  account_inflight(seen);
   uint32_t got = qp_.reap(n, [&](const nvme::Cqe& e) { complete(e, seen); });
   ctx_cqes_ += got;
   if (got) done_cv_.notify_all();
@@ -97,8 +98,10 @@ uint16_t HwQueueEnv::submit(trace::Op op, uint64_t lba, uint32_t blocks) {
 }
 
 void HwQueueEnv::ring_doorbell() {
-  if (!qp_.ring_sq_doorbell()) return;
+  if (!qp_.sq().doorbell_needed()) return;
   Time t = clock_.now();
+  account_inflight(t);
+  qp_.ring_sq_doorbell();
   for (uint16_t cid : not_rung_) requests_.at(cid).doorbell = t;
   not_rung_.clear();
 }

@@ -87,6 +87,11 @@ class HwQueueEnv {
   // arrives, or `timeout` passes; then marks them seen.
   void wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout);
 
+  // Time integral of inflight() up to `at`, in commands x ns (for drive policies).
+  double inflight_integral(Time at) const {
+    return inflight_integral_ + double(qp_.inflight()) * double((at - integral_at_).count_ns());
+  }
+
   // Results.
   uint64_t completed() const { return completed_; }
   uint64_t measured_completions() const { return measured_; }
@@ -101,6 +106,11 @@ class HwQueueEnv {
 
  private:
   void complete(const nvme::Cqe& e, Time seen);
+  // Before inflight changes (doorbell written, CQ head moved): close the integral.
+  void account_inflight(Time at) {
+    inflight_integral_ = inflight_integral(at);
+    integral_at_ = at;
+  }
 
   nvme::QueuePair& qp_;
   IoBuffers& buffers_;
@@ -121,6 +131,8 @@ class HwQueueEnv {
   bool hw_masked_ = false;  // delivery stopped at the device
   bool held_ = false;       // an interrupt arrived while disabled: replay on unmask
 
+  double inflight_integral_ = 0;
+  Time integral_at_ = Time::zero();
   policy::QueueCounters counters_;
   uint64_t completed_ = 0, measured_ = 0, errors_ = 0, stray_ = 0, unseen_ = 0;
   uint64_t trace_dropped_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -9,15 +10,19 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "hw/drive_session.h"
 #include "hw/hw_queue_env.h"
 #include "hw/io_buffers.h"
 #include "hw/io_pattern.h"
 #include "hw/latency_summary.h"
-#include "hw/policy_list.h"
+#include "hw/hw_drive_env.h"
 #include "hw/queue_runner.h"
 #include "hw/refusal.h"
+#include "policies/registry.h"
 
 namespace nvmesim::hw {
 
@@ -119,7 +124,8 @@ json counters_json(const policy::QueueCounters& c) {
           {"unmasks", c.unmasks}};
 }
 
-void write_trace(const std::string& path, const std::vector<Lane>& lanes) {
+void write_trace(const std::string& path, const std::vector<Lane>& lanes,
+                 const std::vector<trace::ModeRecord>& drive_modes) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write trace " + path);
   // Rows of all kinds and queues, in time order.
@@ -134,6 +140,7 @@ void write_trace(const std::string& path, const std::vector<Lane>& lanes) {
     for (const auto& r : l.env->irqs()) rows.push_back({r.at.ns(), 0, &r});
     for (const auto& r : l.env->modes()) rows.push_back({r.at.ns(), 2, &r});
   }
+  for (const auto& r : drive_modes) rows.push_back({r.at.ns(), 2, &r});
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.t != b.t ? a.t < b.t : a.kind < b.kind;
   });
@@ -146,9 +153,20 @@ void write_trace(const std::string& path, const std::vector<Lane>& lanes) {
   if (!out) throw std::runtime_error("writing trace " + path + " failed");
 }
 
+// The per-drive monitor of a drive policy: on_monitor now, then after each duration it
+// returns, until stopped (a kworker's periodic work).
+template <class D>
+void monitor_loop(D& drive, HwDriveEnv& env, int stop_fd) {
+  for (;;) {
+    Duration next = drive.on_monitor(env);
+    pollfd p{stop_fd, POLLIN, 0};
+    if (poll(&p, 1, int(std::max<int64_t>(1, next.count_ns() / 1000000))) != 0) return;
+  }
+}
+
 template <class P>
-int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
-              std::vector<HwPolicy>& policies, uint32_t depth, std::ostream& log) {
+int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s, const policy::PolicyInfo& info,
+              std::vector<policy::AnyQueuePolicy>& policies, uint32_t depth, std::ostream& log) {
   const JobSpec& job = sc.jobs.front();
   nvme::Controller& ctrl = s.ctrl();
   const nvme::NamespaceInfo& ns = s.ns();
@@ -163,10 +181,10 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
 
   s.irqs().enable(P::kUsesVector ? nq + 1 : 1);  // vector 0: admin queue
 
+  policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
   json coalescing = nullptr;
-  if constexpr (requires(const policy::ParamMap& m) { P::coalescing(m); }) {
-    policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
-    policy::Coalescing c = P::coalescing(params);
+  if (info.static_coalescing) {
+    policy::Coalescing c = info.static_coalescing(params);
     nvme::AdminResult r = ctrl.set_feature(nvme::feature::kInterruptCoalescing,
                                            (c.time_100us << 8) | (c.thr & 0xff));
     coalescing = {{"thr", c.thr}, {"time_100us", c.time_100us}, {"applied", r.ok()},
@@ -206,6 +224,25 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
   Time end = measure_from + sc.duration;
   for (auto& l : lanes) l.env->set_measure_window(measure_from, end);
 
+  std::vector<HwQueueEnv*> envs;
+  for (auto& l : lanes) envs.push_back(l.env.get());
+  HwDriveEnv drive_env(ctrl, envs, s.clock());
+  std::optional<policy::CoalesceAdaptiveDrive> drive;
+  UniqueFd monitor_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  std::thread monitor;
+  std::exception_ptr monitor_error;
+  if (info.per_drive) {
+    drive.emplace(params);
+    monitor = std::thread([&] {
+      try {
+        monitor_loop(*drive, drive_env, monitor_stop.get());
+      } catch (...) {
+        monitor_error = std::current_exception();
+        shared.abort = true;
+      }
+    });
+  }
+
   log << "running " << sc.policy.name << ": " << rw_name(job.rw) << " bs=" << job.bs << " iodepth=" << iodepth
       << " queues=" << nq << " for " << sc.duration.count_ns() / 1000000 << " ms (+"
       << sc.warmup.count_ns() / 1000000 << " ms warm-up)\n"
@@ -222,6 +259,11 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
       }
     });
   for (auto& t : apps) t.join();
+  if (monitor.joinable()) {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(monitor_stop.get(), &one, sizeof one);
+    monitor.join();
+  }
   for (auto& r : runners) r->stop();
   Time finished = s.clock().now();
 
@@ -229,7 +271,7 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
   // outstanding (after a timeout or a grace period that ran out).
   uint32_t left = 0;
   for (auto& l : lanes) left += l.env->outstanding();
-  std::exception_ptr error;
+  std::exception_ptr error = monitor_error;
   for (auto& l : lanes)
     if (l.error && !error) error = l.error;
   if (left || error) {
@@ -273,6 +315,9 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
                       {"trace_dropped", e.trace_dropped()},
                       {"mode_timeline", modes}});
   }
+  json drive_modes = json::array();
+  for (const auto& m : drive_env.modes())
+    drive_modes.push_back({{"t_ns", m.at.ns()}, {"from", m.from}, {"to", m.to}, {"reason", m.reason}});
   LatencySummary ls = summarize(std::move(lat));
   double secs = double(measured.count_ns()) / 1e9;
   double iops = secs > 0 ? double(measured_n) / secs : 0;
@@ -317,6 +362,11 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
       {"errors", errors},
       {"interrupts", {{"useful", useful}, {"spurious", spurious}, {"held", held}}},
       {"coalescing", coalescing},
+      {"drive",
+       {{"mode_timeline", drive_modes},
+        {"set_features_sent", drive_env.set_features_sent()},
+        {"set_features_refused", drive_env.set_features_refused()},
+        {"last_refusal", drive_env.last_refusal()}}},
       {"queues", queues},
   };
   if (o.results_path.empty()) {
@@ -326,7 +376,7 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s,
     out << doc.dump(2) << "\n";
     if (!out) throw std::runtime_error("cannot write results " + o.results_path);
   }
-  if (!o.trace_path.empty()) write_trace(o.trace_path, lanes);
+  if (!o.trace_path.empty()) write_trace(o.trace_path, lanes, drive_env.modes());
 
   log << "done: " << measured_n << " completions in " << measured.count_ns() / 1000000 << " ms, "
       << uint64_t(iops) << " IOPS, p50 " << ls.p50_ns / 1000 << " us, p99 " << ls.p99_ns / 1000
@@ -367,19 +417,19 @@ int run_scenario(const Scenario& sc, const RunOptions& o, std::ostream& log) {
   if (nq < want) log << "note: " << nq << " of " << want << " queues available\n";
 
   policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
-  std::vector<HwPolicy> policies;
-  for (uint32_t i = 0; i < nq; ++i) {
-    std::string err;
-    auto p = make_hw_policy(sc.policy.name, params, depth, &err);
-    if (!p) throw std::runtime_error(err);
-    policies.push_back(std::move(*p));
-  }
+  if (std::string err = policy::validate_policy(sc.policy.name, params, depth); !err.empty())
+    throw std::runtime_error(err);
+  const policy::PolicyInfo& info = *policy::find_policy(sc.policy.name);
+  // Every I/O queue here has its own MSI-X vector and nothing is threaded, so queues
+  // eligible only with a dedicated vector are eligible.
+  std::vector<policy::AnyQueuePolicy> policies;
+  for (uint32_t i = 0; i < nq; ++i) policies.push_back(info.make(params));
   int rc;
   try {
     rc = std::visit(
         [&](auto& first) {
           using P = std::decay_t<decltype(first)>;
-          return run_typed<P>(sc, o, s, policies, depth, log);
+          return run_typed<P>(sc, o, s, info, policies, depth, log);
         },
         policies.front());
   } catch (const nvme::NvmeError&) {
