@@ -22,6 +22,7 @@ constexpr int kExitInternal = 1;
 int usage(std::ostream& os, int code) {
   os << "usage:\n"
         "  nvmesim run SCENARIO [--set path=value ...] [--seed N] [-o results.json] [--quiet]\n"
+        "              [--trace trace.json [--trace-window FROM_US:TO_US]]\n"
         "  nvmesim validate SCENARIO [--set path=value ...]\n"
         "  nvmesim schema\n"
         "SCENARIO is a scenario JSON file or a fio job file (*.fio) run on the default testbed.\n"
@@ -46,7 +47,8 @@ int run_main(int argc, char** argv) {
     std::cerr << "nvmesim: unknown command '" << cmd << "'\n";
     return usage(std::cerr, kExitInput);
   }
-  std::string scenario, out_path;
+  std::string scenario, out_path, trace_path;
+  int64_t trace_from = -1, trace_to = -1;
   bool quiet = false;
   nvmesim::LoadOptions opts;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -77,6 +79,19 @@ int run_main(int argc, char** argv) {
       auto v = value("a file name");
       if (!v) return kExitInput;
       out_path = *v;
+    } else if (a == "--trace") {
+      auto v = value("a file name");
+      if (!v) return kExitInput;
+      trace_path = *v;
+    } else if (a == "--trace-window") {
+      auto v = value("FROM_US:TO_US");
+      if (!v) return kExitInput;
+      long long from = -1, to = -1;
+      char extra = 0;
+      if (std::sscanf(v->c_str(), "%lld:%lld%c", &from, &to, &extra) != 2 || from < 0 || to <= from)
+        return input_error({"--trace-window", "must be FROM_US:TO_US with 0 <= FROM < TO, got '" + *v + "'"});
+      trace_from = from;
+      trace_to = to;
     } else if (a == "-q" || a == "--quiet") {
       quiet = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -102,6 +117,9 @@ int run_main(int argc, char** argv) {
 
   // Progress on a terminal, once a run has taken more than two seconds.
   nvmesim::RunOptions ropts;
+  ropts.trace_path = trace_path;
+  ropts.trace_from_us = trace_from;
+  ropts.trace_to_us = trace_to;
   bool tty = isatty(STDERR_FILENO) != 0;
   auto start = std::chrono::steady_clock::now();
   bool shown = false;
@@ -124,6 +142,9 @@ int run_main(int argc, char** argv) {
     out << nvmesim::dump_results(results);
   }
   if (!quiet) nvmesim::print_summary(std::cout, results);
+  if (!trace_path.empty())
+    std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", trace_path.c_str(),
+                 info.trace_dropped ? ", event cap reached: later events dropped" : "");
   std::fprintf(stderr, "wall %.3f s, %llu events (%.2f M events/s), %.2f M simulated I/Os per wall-second\n",
                info.wall_seconds, static_cast<unsigned long long>(info.events),
                static_cast<double>(info.events) / info.wall_seconds / 1e6,

@@ -1,6 +1,9 @@
 #include "app/run.h"
 
 #include <chrono>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <cmath>
 
 #include "models/system.h"
@@ -64,7 +67,22 @@ double frac(double x) { return std::round(x * 1e9) / 1e9; }
 json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo* info) {
   auto t0 = std::chrono::steady_clock::now();
   System sys(loaded.scenario);
+  std::unique_ptr<sim::TraceRecorder> trace;
+  if (!opts.trace_path.empty()) {
+    const Scenario& s = loaded.scenario;
+    Time end = Time::zero() + s.warmup + s.duration;
+    Time from = opts.trace_from_us >= 0 ? Time::zero() + Duration::us(opts.trace_from_us) : Time::zero() + s.warmup;
+    Time to = opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10);
+    trace = std::make_unique<sim::TraceRecorder>(from, min(to, end));
+    sys.enable_trace(trace.get());
+  }
   sys.run(opts.progress);
+  if (trace) {
+    std::ofstream out(opts.trace_path);
+    if (!out) throw std::runtime_error("cannot write trace file " + opts.trace_path);
+    trace->write(out);
+    if (info) info->trace_dropped = trace->dropped();
+  }
   const Scenario& sc = loaded.scenario;
   const Duration window = sys.window();
   const auto& queues = sys.queues();

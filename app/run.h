@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,12 +13,19 @@ namespace nvmesim {
 
 struct RunOptions {
   std::function<void(double)> progress;  // fraction of simulated time done; may be empty
+  // Perfetto/Chrome trace-event JSON of the run, written here when non-empty.
+  std::string trace_path;
+  // Its time window in simulated us; from < 0: the start of the measured window;
+  // to < 0: 10 ms after `from` (capped at the end of the run).
+  int64_t trace_from_us = -1;
+  int64_t trace_to_us = -1;
 };
 
 struct RunInfo {
   double wall_seconds = 0;
   uint64_t events = 0;
   uint64_t ios = 0;
+  uint64_t trace_dropped = 0;  // trace events past the recorder's cap
 };
 
 // Runs the simulation. The result holds no wall-clock figure: the same scenario and seed

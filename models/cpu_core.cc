@@ -34,6 +34,7 @@ void Core::preempt_for(Level level) {
     // Preempt: the running segment keeps what it has left and goes first in its level.
     Time now = eq_->now();
     busy_[static_cast<int>(running_->level)] += now - seg_start_;
+    if (owner_.ran) owner_.ran(owner_.self, *running_, seg_start_, now);
     running_->remaining = seg_end_ - now;
     running_->preempted = true;
     push_front(*running_);
@@ -82,6 +83,7 @@ void Core::on_segment_end(void* self, uint64_t gen) {
   if (gen != c->gen_ || !c->running_) return;  // preempted meanwhile
   Task* t = c->running_;
   c->busy_[static_cast<int>(t->level)] += c->eq_->now() - c->seg_start_;
+  if (c->owner_.ran) c->owner_.ran(c->owner_.self, *t, c->seg_start_, c->eq_->now());
   c->running_ = nullptr;
   ++c->gen_;
   // Tasks woken by this segment's effects are queued, not dispatched, until it is done,
@@ -97,6 +99,7 @@ void Core::flush_accounting() {
   if (!running_) return;
   Time now = eq_->now();
   busy_[static_cast<int>(running_->level)] += now - seg_start_;
+  if (owner_.ran) owner_.ran(owner_.self, *running_, seg_start_, now);
   seg_start_ = now;
 }
 

@@ -44,6 +44,8 @@ struct CoreOwner {
   void* self = nullptr;
   Duration (*begin)(void* self, Task& t) = nullptr;  // cost of the segment starting now
   bool (*end)(void* self, Task& t) = nullptr;         // true: task stays runnable
+  // Optional: told every interval a task actually ran (for traces). Null when not tracing.
+  void (*ran)(void* self, const Task& t, Time start, Time end) = nullptr;
 };
 
 class Core {
@@ -58,6 +60,7 @@ class Core {
   // Adds the running segment's time up to now to its level (at window boundaries).
   void flush_accounting();
   Duration busy(Level l) const { return busy_[static_cast<int>(l)]; }
+  void set_tracer(void (*ran)(void*, const Task&, Time, Time)) { owner_.ran = ran; }
   void reset_accounting() { busy_ = {}; }
 
  private:

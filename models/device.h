@@ -63,6 +63,10 @@ class Device {
   void admin_set_vector_coalescing_disabled(uint32_t vector, bool disabled);
   bool coalescing_active() const { return coal_thr_ != 0 && coal_time_ != 0; }
 
+  // CQEs posted and not yet consumed, given the host's CQ head.
+  uint32_t cq_pending(uint32_t qid, uint32_t host_head) const {
+    return nvme::ring_distance(host_head, queues_[qid].cq.tail, queues_[qid].depth);
+  }
   const DeviceStats& stats() const { return stats_; }
   uint32_t index() const { return index_; }
 

@@ -34,6 +34,7 @@ uint32_t SimQueueEnv::drain_budget(uint32_t budget) {
   sys_->devices_[q.drive]->cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
   sys_->drive_inflight_add(q.drive, -static_cast<int64_t>(n));
   q.counters.completions += n;
+  if (sys_->trace_) sys_->trace_queue_counters(q);
   return n;
 }
 
@@ -86,6 +87,7 @@ void SimQueueEnv::arm_timer(Duration d) {
 void SimQueueEnv::mode_change(std::string_view from, std::string_view to, std::string reason) {
   HostQueue& q = *q_;
   ++q.counters.mode_changes;
+  if (sys_->trace_) sys_->trace_mode(q, from);
   if (q.timeline.size() >= kTimelineCap) {
     ++q.timeline_dropped;
     return;
@@ -274,6 +276,71 @@ void System::run(const std::function<void(double)>& progress) {
     }
   }
   finish_window();
+  if (trace_)
+    for (auto& q : queues_) trace_mode(*q, std::visit([](const auto& p) { return p.mode(); }, q->policy));
+}
+
+// ---- tracing -----------------------------------------------------------------------------
+
+void System::enable_trace(sim::TraceRecorder* trace) {
+  trace_ = trace;
+  mode_since_.assign(queues_.size(), Time::zero());
+  trace->name_process(1, "cores");
+  trace->name_process(2, "queues (mode)");
+  for (uint32_t c = 0; c < cores_.size(); ++c) {
+    trace->name_track(1, c, "cpu" + std::to_string(c));
+    cores_[c]->set_tracer(&System::on_ran);
+  }
+  for (const auto& q : queues_) trace->name_track(2, q->index, queue_label(*q) + " (cpu" + std::to_string(q->core) + ")");
+}
+
+std::string System::queue_label(const HostQueue& q) const {
+  return sc_.drives[q.drive].name + "q" + std::to_string(q.qid + 1);
+}
+
+void System::on_ran(void* self, const Task& t, Time start, Time end) {
+  auto* s = static_cast<System*>(self);
+  if (!s->trace_->wants(start, end)) return;
+  std::string name;
+  const char* cat = "app";
+  switch (t.kind) {
+    case TaskKind::app: {
+      const Job& j = s->jobs_[t.index];
+      static constexpr const char* kSeg[] = {"", "submit", "reap", "wait", "poll", "idle"};
+      name = j.spec->name + "#" + std::to_string(j.clone) + " " + kSeg[static_cast<int>(j.seg)];
+      break;
+    }
+    case TaskKind::hardirq:
+      name = "irq " + s->queue_label(*s->queues_[t.index]);
+      cat = "hardirq";
+      break;
+    case TaskKind::softirq: {
+      uint32_t item = s->softirq_work_[t.index].empty() ? 0 : s->softirq_work_[t.index].front();
+      name = item & kMonitorWork ? "monitor " + s->sc_.drives[item & ~kMonitorWork].name
+                                 : "timer/irq_poll " + s->queue_label(*s->queues_[item]);
+      cat = "softirq";
+      break;
+    }
+    case TaskKind::irq_thread:
+      name = "irq/" + s->queue_label(*s->queues_[t.index]);
+      cat = "irq_thread";
+      break;
+  }
+  s->trace_->slice(1, t.core, start, end, name, cat);
+}
+
+void System::trace_queue_counters(const HostQueue& q) {
+  Time now = eq_.now();
+  if (!trace_->wants(now)) return;
+  std::string label = queue_label(q);
+  trace_->counter(2, label + " inflight", now, "inflight", nvme::driver_inflight(q.sq, q.cq));
+  trace_->counter(2, label + " cq", now, "cqes", devices_[q.drive]->cq_pending(q.qid, q.cq.head));
+}
+
+void System::trace_mode(HostQueue& q, std::string_view mode) {
+  Time now = eq_.now();
+  trace_->slice(2, q.index, mode_since_[q.index], now, std::string(mode), "mode");
+  mode_since_[q.index] = now;
 }
 
 void System::on_window_start(void* self, uint64_t) { static_cast<System*>(self)->start_window(); }
@@ -460,6 +527,7 @@ bool System::end_app(Job& j) {
         if (!q.sq.doorbell_needed()) continue;
         drive_inflight_add(q.drive, nvme::ring_distance(q.sq.db_tail, q.sq.tail, q.sq.depth));
         devices_[q.drive]->sq_doorbell(q.qid, q.sq.ring_doorbell());
+        if (trace_) trace_queue_counters(q);
       }
       j.in_syscall = j.spec->ioengine == IoEngine::io_uring;
       return true;

@@ -16,6 +16,7 @@
 #include "models/request.h"
 #include "models/scenario.h"
 #include "sim/event_queue.h"
+#include "sim/trace.h"
 
 namespace nvmesim {
 
@@ -37,6 +38,8 @@ class System {
   // Runs warm-up and the measured window. `progress` (may be empty) is called now and
   // then with the fraction of simulated time done.
   void run(const std::function<void(double)>& progress = {});
+  // Records a Perfetto trace of the run into `trace` (call before run()).
+  void enable_trace(sim::TraceRecorder* trace);
 
   const Scenario& scenario() const { return sc_; }
   Duration window() const { return sc_.duration; }
@@ -72,6 +75,10 @@ class System {
   static void on_arrival(void* self, uint64_t job);
   static void on_window_start(void* self, uint64_t);
   static void on_monitor(void* self, uint64_t drive);
+  static void on_ran(void* self, const Task& t, Time start, Time end);
+  void trace_queue_counters(const HostQueue& q);
+  void trace_mode(HostQueue& q, std::string_view mode);
+  std::string queue_label(const HostQueue& q) const;
   // Keeps each drive's total driver inflight and its time integral (for drive policies).
   void drive_inflight_add(uint32_t drive, int64_t delta);
 
@@ -118,6 +125,8 @@ class System {
   std::vector<DeviceStats> device_at_start_;
   std::vector<CoreTimes> core_at_start_;
   std::vector<CoreTimes> core_at_end_;
+  sim::TraceRecorder* trace_ = nullptr;
+  std::vector<Time> mode_since_;
 };
 
 }  // namespace nvmesim
