@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/report.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
 #include "app/summary.h"
@@ -24,6 +25,7 @@ int usage(std::ostream& os, int code) {
         "  nvmesim run SCENARIO [--set path=value ...] [--seed N] [-o results.json] [--quiet]\n"
         "              [--trace trace.json [--trace-window FROM_US:TO_US]]\n"
         "  nvmesim validate SCENARIO [--set path=value ...]\n"
+        "  nvmesim report [DIR] [--set path=value ...]   published vs simulated (default: scenarios/published)\n"
         "  nvmesim schema\n"
         "SCENARIO is a scenario JSON file or a fio job file (*.fio) run on the default testbed.\n"
         "Paths: /jobs/0/iodepth=64 or jobs.0.iodepth=64; values are JSON (bare words are strings).\n";
@@ -42,6 +44,16 @@ int run_main(int argc, char** argv) {
   if (cmd == "schema") {
     std::cout << nvmesim::scenario_schema().dump(2) << "\n";
     return 0;
+  }
+  if (cmd == "report") {
+    std::string dir = nvmesim::default_scenarios_dir() + "/published";
+    std::vector<std::string> sets;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--set" && i + 1 < args.size()) sets.push_back(args[++i]);
+      else if (!args[i].empty() && args[i][0] == '-') return usage(std::cerr, kExitInput);
+      else dir = args[i];
+    }
+    return nvmesim::report_main(dir, sets, std::cout, std::cerr);
   }
   if (cmd != "run" && cmd != "validate") {
     std::cerr << "nvmesim: unknown command '" << cmd << "'\n";

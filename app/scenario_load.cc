@@ -408,7 +408,26 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
     if (err) return err;
     sc.jobs.push_back(std::move(js));
   }
-  r.reject_unknown({"host", "drives", "policy", "jobs", "comment", "fio"});
+  if (r.has("published")) {
+    // Metadata for `nvmesim report`: the published figures this scenario reproduces.
+    JsonReader pr(r.at("published"), "/published", err);
+    pr.string("source", "");
+    for (const char* k : {"baseline_policy", "policy"}) {
+      std::string name = pr.string(k, "irq");
+      if (pr.ok() && !policy::find_policy(name)) pr.fail(k, "unknown policy \"" + name + "\"");
+    }
+    pr.number("baseline_iops", 0, 0, 1e10);
+    pr.number("policy_iops", 0, 0, 1e10);
+    pr.number("change_pct", 0, -100, 1e6);
+    if (pr.has("change_pct_range")) {
+      const json& rg = pr.at("change_pct_range");
+      if (!rg.is_array() || rg.size() != 2 || !rg[0].is_number() || !rg[1].is_number() || rg[0] > rg[1])
+        pr.fail("change_pct_range", "must be [low, high] percentages");
+    }
+    pr.reject_unknown({"change_pct_range"});
+    if (err) return err;
+  }
+  r.reject_unknown({"host", "drives", "policy", "jobs", "comment", "fio", "published"});
   if (err) return err;
   // Cross-checks that need the whole scenario.
   const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
