@@ -49,7 +49,9 @@ struct HostQueue {
 
   Task hardirq;
   Task thread;
-  bool thread_parked = true;
+  bool thread_parked = true;   // asleep until wake_thread
+  bool thread_parking = false;  // decided to park; its last segment is still on the core
+  bool thread_rewake = false;   // woken during that segment: iterate again instead
   Duration thread_busy_wait;   // fsleep <= 10 us: udelay before the next iteration
   policy::ThreadStep thread_step;
   bool thread_step_is_wait = false;

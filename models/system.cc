@@ -70,7 +70,11 @@ void SimQueueEnv::wake_thread() {
   HostQueue& q = *q_;
   cost_ += sys_->sc_.host.wakeup;
   ++q.counters.thread_wakeups;
-  if (!q.thread_parked) return;
+  if (q.thread_parking) {
+    q.thread_rewake = true;  // a wake-up between the decision to park and the switch-out
+    return;
+  }
+  if (!q.thread_parked) return;  // running or in fsleep: nothing to wake
   q.thread_parked = false;
   q.thread.woken = true;
   sys_->cores_[q.core]->make_runnable(q.thread);
@@ -723,6 +727,7 @@ Duration System::begin_thread(HostQueue& q) {
   SimQueueEnv env(*this, q, Level::irq_thread);
   q.thread_step = std::visit([&](auto& p) { return p.on_thread(env); }, q.policy);
   q.thread_step_is_wait = false;
+  q.thread_parking = q.thread_step.kind == policy::ThreadStep::Kind::park;
   if (q.thread_step.kind == policy::ThreadStep::Kind::resched) env.add_cost(h.cond_resched);
   return cost + env.cost();
 }
@@ -733,6 +738,11 @@ bool System::end_thread(HostQueue& q) {
   const HostProfile& h = sc_.host;
   switch (q.thread_step.kind) {
     case policy::ThreadStep::Kind::park:
+      q.thread_parking = false;
+      if (q.thread_rewake) {
+        q.thread_rewake = false;
+        return true;
+      }
       q.thread_parked = true;
       return false;
     case policy::ThreadStep::Kind::resched:
