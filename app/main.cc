@@ -14,6 +14,7 @@
 #include "app/run.h"
 #include "app/scenario_load.h"
 #include "app/summary.h"
+#include "policies/registry.h"
 
 namespace {
 
@@ -26,6 +27,7 @@ int usage(std::ostream& os, int code) {
         "              [--trace trace.json [--trace-window FROM_US:TO_US]]\n"
         "  nvmesim validate SCENARIO [--set path=value ...]\n"
         "  nvmesim report [DIR] [--set path=value ...]   published vs simulated (default: scenarios/published)\n"
+        "  nvmesim policies                               every policy's parameters (Markdown)\n"
         "  nvmesim schema\n"
         "SCENARIO is a scenario JSON file or a fio job file (*.fio) run on the default testbed.\n"
         "Paths: /jobs/0/iodepth=64 or jobs.0.iodepth=64; values are JSON (bare words are strings).\n";
@@ -43,6 +45,22 @@ int run_main(int argc, char** argv) {
   const std::string cmd = args[0];
   if (cmd == "schema") {
     std::cout << nvmesim::scenario_schema().dump(2) << "\n";
+    return 0;
+  }
+  if (cmd == "policies") {
+    // Every policy and its parameters (default, legal range, unit, meaning) as Markdown.
+    for (const auto& p : nvmesim::policy::kPolicies) {
+      std::cout << "### `" << p.name << "`\n\n";
+      if (p.params.empty()) {
+        std::cout << "No parameters.\n\n";
+        continue;
+      }
+      std::cout << "| parameter | default | range | unit | meaning |\n|---|---|---|---|---|\n";
+      for (const auto& s : p.params)
+        std::cout << "| `" << s.name << "` | " << s.default_value << " | " << s.min << " .. " << s.max << " | "
+                  << s.unit << " | " << s.doc << " |\n";
+      std::cout << "\n";
+    }
     return 0;
   }
   if (cmd == "report") {
