@@ -34,6 +34,9 @@ uint16_t sync_io(nvme::Controller& ctrl, nvme::QueuePair& q, nvme::Sqe cmd, Cloc
   return status;
 }
 
+int rwtest_on(DriveSession& s, LbaRange range, uint32_t chunk_bytes, const std::atomic<bool>* stop,
+              std::ostream& out);
+
 void fill_pattern(uint8_t* p, uint64_t lba, uint32_t blocks, uint32_t block_bytes) {
   for (uint32_t b = 0; b < blocks; ++b)
     for (uint32_t i = 0; i < block_bytes; i += 8) {
@@ -108,6 +111,18 @@ int identify_command(const std::string& bdf, std::ostream& out) {
 int rwtest_command(const std::string& bdf, LbaRange range, uint32_t chunk_bytes,
                    const std::atomic<bool>* stop, std::ostream& out) {
   DriveSession s(bdf);
+  try {
+    return rwtest_on(s, range, chunk_bytes, stop, out);
+  } catch (const nvme::NvmeError&) {
+    s.mark_failed();  // reset rather than ask a failed controller to shut down
+    throw;
+  }
+}
+
+namespace {
+
+int rwtest_on(DriveSession& s, LbaRange range, uint32_t chunk_bytes, const std::atomic<bool>* stop,
+              std::ostream& out) {
   const auto& ns = s.ns();
   if (range.count == 0 || range.first + range.count > ns.size_blocks)
     throw Refusal("--allow-write range " + std::to_string(range.first) + ":" + std::to_string(range.count) +
@@ -171,5 +186,7 @@ int rwtest_command(const std::string& bdf, LbaRange range, uint32_t chunk_bytes,
       << (mismatches ? std::to_string(mismatches) + " MISMATCHED" : std::string("all match")) << "\n";
   return mismatches ? exit_code::kError : exit_code::kOk;
 }
+
+}  // namespace
 
 }  // namespace nvmesim::hw

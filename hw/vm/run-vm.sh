@@ -49,7 +49,8 @@ mkdir -p "$WORK/extra/bin"
 cp "$BINARY" "$WORK/extra/bin/nvmesim-hw"
 # Debug info only slows the initramfs down.
 command -v strip >/dev/null && strip "$WORK/extra/bin/nvmesim-hw"
-printf '%s' "$ENVS" | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=\(.*\)$/export \1="\2"/p' > "$WORK/extra/env.sh"
+# Single quotes: values may hold JSON (but no single quote).
+printf '%s' "$ENVS" | sed -n "s/^\([A-Za-z_][A-Za-z0-9_]*\)=\(.*\)$/export \1='\2'/p" > "$WORK/extra/env.sh"
 cp "$TEST" "$WORK/extra/test.sh"
 cp "$HERE/tests/lib.sh" "$WORK/extra/lib.sh"
 chmod +x "$WORK/extra/test.sh" "$WORK/extra/bin/nvmesim-hw"

@@ -32,7 +32,8 @@ expect_output() {
 
 driver_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver")" 2>/dev/null; }
 
-# A short scenario for a policy: random 4 KiB reads at depth 8 on one queue.
+# A short scenario for a policy: random 4 KiB reads at depth $IODEPTH (8) on one
+# queue, policy parameters from $PARAMS (JSON object).
 write_scenario() {  # policy duration_us [extra job json]
   cat > /tmp/scenario.json <<JSON
 {
@@ -41,8 +42,8 @@ write_scenario() {  # policy duration_us [extra job json]
   "duration_us": $2,
   "warmup_us": 20000,
   "queue_depth": 64,
-  "policy": {"name": "$1"},
-  "jobs": [{"name": "vm", "rw": "randread", "bs": "4k", "iodepth": 8, "numjobs": 1 ${3:-}}]
+  "policy": {"name": "$1", "params": ${PARAMS:-{\}}},
+  "jobs": [{"name": "vm", "rw": "randread", "bs": "4k", "iodepth": ${IODEPTH:-8}, "numjobs": 1 ${3:-}}]
 }
 JSON
 }

@@ -15,6 +15,12 @@ cmds=$(grep -c '^cmd,' /tmp/trace.csv)
 if grep '^cmd,' /tmp/trace.csv | awk -F, '$14 != 0 || $13 == "" { bad++ } END { exit bad ? 0 : 1 }'; then
   fail "trace has failed or unattributed commands"
 fi
+# A policy that must switch modes in this workload (EXPECT_MODE=1) shows it in the trace.
+if [ "${EXPECT_MODE:-0}" = 1 ]; then
+  modes=$(grep -c '^mode,' /tmp/trace.csv)
+  [ "$modes" -gt 0 ] || fail "no mode change traced"
+  grep '^mode,' /tmp/trace.csv | head -n 4
+fi
 emit_file /tmp/results.json
 head -n 20 /tmp/trace.csv
 echo "PASS: policy $POLICY ($cmds commands traced)"
