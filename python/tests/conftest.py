@@ -37,6 +37,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "notebook: executes the example notebook (about a minute); "
         "deselect with -m 'not notebook'")
+    # Debian's distributed 2022.12 on tornado 6.2: noise, not a problem of ours.
+    config.addinivalue_line("filterwarnings",
+                            "ignore:make_current is deprecated:DeprecationWarning")
 
 
 @pytest.fixture(scope="session")

@@ -143,7 +143,8 @@ def test_result_accessors(short, tmp_path):
     cdf = r.latency_cdf
     assert cdf["fraction"].iloc[-1] == pytest.approx(1.0)
     m = r.metrics()
-    assert m["mode_switches"] == len(tl) and m["p99_ns"] == r.latency(99)
+    assert m["mode_switches"] == queues["counters_mode_changes"].sum() <= len(tl)
+    assert m["p99_ns"] == r.latency(99)
     out = tmp_path / "r.json"
     assert r.to_json(out) == out.read_text()
     assert "iops=" in repr(r) and r.info["ios"] > 0
