@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "policies/api/policy.h"
+#include "policies/irq.h"
 
 namespace nvmesim::policy {
 
@@ -57,12 +58,7 @@ class CoalescePolicy {
 
   // Hard IRQ: B0.
   template <QueueEnv Q>
-  void on_interrupt(Q& q) {
-    if (q.drain() == 0)
-      ++q.counters().irq_spurious;
-    else
-      ++q.counters().irq_useful;
-  }
+  void on_interrupt(Q& q) { b0_interrupt(q); }
   template <QueueEnv Q>
   ThreadStep on_thread(Q&) { return ThreadStep::park(); }
   template <QueueEnv Q>

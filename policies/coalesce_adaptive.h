@@ -43,6 +43,7 @@
 #include <string_view>
 
 #include "policies/api/policy.h"
+#include "policies/irq.h"
 #include "policies/coalesce.h"
 
 namespace nvmesim::policy {
@@ -201,12 +202,7 @@ class CoalesceAdaptiveQueue {
   static std::string check(const ParamMap& p, uint32_t qd) { return CoalesceAdaptiveParams::check(p, qd); }
 
   template <QueueEnv Q>
-  void on_interrupt(Q& q) {
-    if (q.drain() == 0)
-      ++q.counters().irq_spurious;
-    else
-      ++q.counters().irq_useful;
-  }
+  void on_interrupt(Q& q) { b0_interrupt(q); }
   template <QueueEnv Q>
   ThreadStep on_thread(Q&) { return ThreadStep::park(); }
   template <QueueEnv Q>

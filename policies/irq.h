@@ -11,6 +11,16 @@
 
 namespace nvmesim::policy {
 
+// The B0 hard-IRQ handler: drain, and count the interrupt useful or spurious. Policies
+// whose interrupt handling is B0 (coalesce, coalesce_adaptive) call it too.
+template <QueueEnv Q>
+void b0_interrupt(Q& q) {
+  if (q.drain() == 0)
+    ++q.counters().irq_spurious;
+  else
+    ++q.counters().irq_useful;
+}
+
 class IrqPolicy {
  public:
   static constexpr std::string_view kName = "irq";
@@ -22,12 +32,7 @@ class IrqPolicy {
   static std::string check(const ParamMap&, uint32_t) { return {}; }
 
   template <QueueEnv Q>
-  void on_interrupt(Q& q) {
-    if (q.drain() == 0)
-      ++q.counters().irq_spurious;
-    else
-      ++q.counters().irq_useful;
-  }
+  void on_interrupt(Q& q) { b0_interrupt(q); }
   template <QueueEnv Q>
   ThreadStep on_thread(Q&) { return ThreadStep::park(); }
   template <QueueEnv Q>
