@@ -128,17 +128,42 @@ void Device::on_unit_done(void* self, uint64_t cid64) {
   const Request& r = (*d->requests_)[cid];
   Time done = d->eq_->now();
   if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
-  d->eq_->schedule(done + d->profile_.cqe_post, &Device::on_cqe_post, d, cid);
+  Time post = done + d->profile_.cqe_post;
+  // Keep the queue's postings in time order (reads wait for the link, writes do not);
+  // equal times stay in scheduling order, as their events do.
+  auto& posts = d->queues_[r.qid].posts;
+  auto it = posts.end();
+  while (it != posts.begin() && std::prev(it)->first > post) --it;
+  posts.insert(it, {post, cid});
+  d->eq_->schedule(post, &Device::on_cqe_post, d, cid);
+}
+
+void Device::write_cqe(SqState& q, uint32_t cid) {
+  uint8_t phase = 0;
+  uint32_t slot = q.cq.post(&phase);  // asserts the CQ is not full: the host bounds inflight
+  q.mem->cq[slot] = CqEntry{cid, q.fetch_head, phase};
+  ++stats_.commands;
+}
+
+bool Device::post_due(uint32_t qid, Time by) {
+  SqState& q = queues_[qid];
+  if (q.posts.empty() || q.posts.front().first > by) return false;
+  uint32_t cid = q.posts.front().second;
+  q.posts.pop_front();
+  write_cqe(q, cid);
+  return true;
 }
 
 void Device::on_cqe_post(void* self, uint64_t cid64) {
   auto* d = static_cast<Device*>(self);
   auto cid = static_cast<uint32_t>(cid64);
   SqState& q = d->queues_[(*d->requests_)[cid].qid];
-  uint8_t phase = 0;
-  uint32_t slot = q.cq.post(&phase);  // asserts the CQ is not full: the host bounds inflight
-  q.mem->cq[slot] = CqEntry{cid, q.fetch_head, phase};
-  ++d->stats_.commands;
+  // Written already if a host reaper reached it first (post_due); the interrupt is sent
+  // at the posting time either way.
+  if (!q.posts.empty() && q.posts.front().second == cid) {
+    q.posts.pop_front();
+    d->write_cqe(q, cid);
+  }
   d->signal(q.vector);
 }
 

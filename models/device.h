@@ -52,6 +52,11 @@ class Device {
   void sq_doorbell(uint32_t qid, uint32_t tail);
   void cq_doorbell(uint32_t qid, uint32_t head) { queues_[qid].cq.host_head = head; }
 
+  // A host reaper that reaches time `by` in its loop sees the next CQE of `qid` if the
+  // device posts it by then: write it now (its MSI-X message still goes at its own time).
+  // Returns whether a CQE was written.
+  bool post_due(uint32_t qid, Time by);
+
   // MSI-X table mask bit of a vector; unmasking with the pending bit set sends it.
   void set_vector_masked(uint32_t vector, bool masked);
   bool vector_masked(uint32_t vector) const { return vectors_[vector].masked; }
@@ -79,6 +84,8 @@ class Device {
     nvme::CqProducer cq;
     uint32_t vector = 0;
     bool in_rr = false;       // on the arbitration list
+    // CQE postings scheduled and not yet written, in posting order: (time, cid).
+    std::deque<std::pair<Time, uint32_t>> posts;
   };
   struct VectorState {
     bool masked = false;
@@ -97,6 +104,7 @@ class Device {
   static void on_admin_done(void* self, uint64_t arg);
 
   void kick_front_end();
+  void write_cqe(SqState& q, uint32_t cid);
   void start_unit(uint32_t cid, Time at);
   void signal(uint32_t vector);
   void send(uint32_t vector);

@@ -18,7 +18,10 @@ class System;
 
 class SimQueueEnv {
  public:
-  SimQueueEnv(System& sys, HostQueue& q, Level context) : sys_(&sys), q_(&q), ctx_(context) {}
+  // `offset`: CPU time the context spends before the hook runs (e.g. interrupt entry),
+  // so that a drain knows how far into the segment it is.
+  SimQueueEnv(System& sys, HostQueue& q, Level context, Duration offset = Duration::zero())
+      : sys_(&sys), q_(&q), ctx_(context), offset_(offset) {}
 
   Time now() const;
   uint32_t inflight() const { return nvme::driver_inflight(q_->sq, q_->cq); }
@@ -42,6 +45,7 @@ class SimQueueEnv {
   System* sys_;
   HostQueue* q_;
   Level ctx_;
+  Duration offset_;
   Duration cost_;
 };
 

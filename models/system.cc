@@ -16,20 +16,27 @@ constexpr Duration kProgressStep = Duration::ms(1);
 
 Time SimQueueEnv::now() const { return sys_->eq_.now(); }
 
+// Like nvme_poll_cq, the loop goes on while it finds CQEs, including those the device
+// posts while the loop runs: at each step it asks the device whether the next CQE is
+// posted by the time the loop gets there.
 uint32_t SimQueueEnv::drain_budget(uint32_t budget) {
   HostQueue& q = *q_;
+  const HostProfile& h = sys_->sc_.host;
+  const Duration per_cqe = ctx_ == Level::hardirq ? h.irq_per_cqe : h.poll_per_cqe;
+  Device& dev = *sys_->devices_[q.drive];
+  Time t = now() + offset_ + cost_;
   std::size_t first = q.drained.size();
   uint32_t n = 0;
-  while (n < budget && cqe_pending()) {
+  while (n < budget && (cqe_pending() || dev.post_due(q.qid, t))) {
     const CqEntry& e = q.mem.cq[q.cq.head];
     q.drained.push_back(e.cid);
     q.sq.head = e.sqhd;
     q.cq.advance();
+    t += per_cqe;
     ++n;
   }
   if (n == 0) return 0;
-  const HostProfile& h = sys_->sc_.host;
-  cost_ += (ctx_ == Level::hardirq ? h.irq_per_cqe : h.poll_per_cqe) * n + h.doorbell_mmio;
+  cost_ += per_cqe * n + h.doorbell_mmio;
   cost_ += sys_->delivery_cost(q, first);
   sys_->devices_[q.drive]->cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
   sys_->drive_inflight_add(q.drive, -static_cast<int64_t>(n));
@@ -656,7 +663,7 @@ Duration System::begin_hardirq(HostQueue& q) {
     }
     return cost;
   }
-  SimQueueEnv env(*this, q, Level::hardirq);
+  SimQueueEnv env(*this, q, Level::hardirq, h.irq_entry);
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);
   return cost + env.cost();
 }
@@ -693,7 +700,7 @@ Duration System::begin_softirq(uint32_t core) {
   }
   uint32_t gq = item;
   HostQueue& q = *queues_[gq];
-  SimQueueEnv env(*this, q, Level::softirq);
+  SimQueueEnv env(*this, q, Level::softirq, h.hrtimer_expiry + h.softirq_entry);
   ++q.counters.timer_expiries;
   policy::TimerStep step = std::visit([&](auto& p) { return p.on_timer(env); }, q.policy);
   if (step.rearm) env.arm_timer(step.period);
