@@ -153,11 +153,13 @@ int run_main(int argc, char** argv) {
   bool tty = isatty(STDERR_FILENO) != 0;
   auto start = std::chrono::steady_clock::now();
   bool shown = false;
+  double last_print = 0;  // seconds: redraw the line at most ten times a second
   if (tty && !quiet) {
     ropts.progress = [&](double f) {
       double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (el < 2.0 && !shown) return;
+      if ((el < 2.0 && !shown) || (f < 1.0 && el - last_print < 0.1)) return;
       shown = true;
+      last_print = el;
       std::fprintf(stderr, "\r  simulating: %5.1f%%  (%.1f s)", f * 100.0, el);
       std::fflush(stderr);
     };
