@@ -174,6 +174,7 @@ int run_main(int argc, char** argv) {
     out << nvmesim::dump_results(results);
   }
   if (!quiet) nvmesim::print_summary(std::cout, results);
+  std::cout.flush();  // the summary before the speed line on stderr
   if (!trace_path.empty())
     std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", trace_path.c_str(),
                  info.trace_dropped ? ", event cap reached: later events dropped" : "");
