@@ -380,22 +380,7 @@ void System::finish_window() {
 }
 
 policy::QueueCounters System::queue_counters(uint32_t qi) const {
-  const auto& a = counters_at_start_[qi];
-  policy::QueueCounters c = queues_[qi]->counters;
-  c.irq_useful -= a.irq_useful;
-  c.irq_spurious -= a.irq_spurious;
-  c.irq_while_polling -= a.irq_while_polling;
-  c.completions -= a.completions;
-  c.poll_useful -= a.poll_useful;
-  c.poll_empty -= a.poll_empty;
-  c.sleeps -= a.sleeps;
-  c.timer_expiries -= a.timer_expiries;
-  c.thread_wakeups -= a.thread_wakeups;
-  c.backoffs -= a.backoffs;
-  c.mode_changes -= a.mode_changes;
-  c.masks -= a.masks;
-  c.unmasks -= a.unmasks;
-  return c;
+  return queues_[qi]->counters - counters_at_start_[qi];
 }
 
 DeviceStats System::device_stats(uint32_t d) const {

@@ -1,7 +1,9 @@
 // Per-queue counters a policy run reports. Plain increments next to the work they count.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <utility>
 
 namespace nvmesim::policy {
 
@@ -19,6 +21,29 @@ struct QueueCounters {
   uint64_t mode_changes = 0;
   uint64_t masks = 0;
   uint64_t unmasks = 0;
+
+  // Every counter by name, for reports and for differences over a window.
+  static constexpr std::array<std::pair<const char*, uint64_t QueueCounters::*>, 13> kFields{{
+      {"irq_useful", &QueueCounters::irq_useful},
+      {"irq_spurious", &QueueCounters::irq_spurious},
+      {"irq_while_polling", &QueueCounters::irq_while_polling},
+      {"completions", &QueueCounters::completions},
+      {"poll_useful", &QueueCounters::poll_useful},
+      {"poll_empty", &QueueCounters::poll_empty},
+      {"sleeps", &QueueCounters::sleeps},
+      {"timer_expiries", &QueueCounters::timer_expiries},
+      {"thread_wakeups", &QueueCounters::thread_wakeups},
+      {"backoffs", &QueueCounters::backoffs},
+      {"mode_changes", &QueueCounters::mode_changes},
+      {"masks", &QueueCounters::masks},
+      {"unmasks", &QueueCounters::unmasks},
+  }};
+
+  QueueCounters operator-(const QueueCounters& start) const {
+    QueueCounters d = *this;
+    for (const auto& [name, field] : kFields) d.*field -= start.*field;
+    return d;
+  }
 };
 
 }  // namespace nvmesim::policy
