@@ -35,6 +35,20 @@ struct DeviceStats {
   uint64_t waits = 0;             // commands that entered a unit
   Duration link_busy;             // device->host plus host->device transfer time
   uint64_t admin_commands = 0;
+
+  DeviceStats operator-(const DeviceStats& start) const {
+    DeviceStats d = *this;
+    d.commands -= start.commands;
+    d.msix_messages -= start.msix_messages;
+    d.msix_held -= start.msix_held;
+    d.coalesced -= start.coalesced;
+    d.unit_busy -= start.unit_busy;
+    d.queue_wait -= start.queue_wait;
+    d.waits -= start.waits;
+    d.link_busy -= start.link_busy;
+    d.admin_commands -= start.admin_commands;
+    return d;
+  }
 };
 
 class Device {

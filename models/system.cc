@@ -383,20 +383,7 @@ policy::QueueCounters System::queue_counters(uint32_t qi) const {
   return queues_[qi]->counters - counters_at_start_[qi];
 }
 
-DeviceStats System::device_stats(uint32_t d) const {
-  const auto& a = device_at_start_[d];
-  DeviceStats s = devices_[d]->stats();
-  s.commands -= a.commands;
-  s.msix_messages -= a.msix_messages;
-  s.msix_held -= a.msix_held;
-  s.coalesced -= a.coalesced;
-  s.unit_busy -= a.unit_busy;
-  s.queue_wait -= a.queue_wait;
-  s.waits -= a.waits;
-  s.link_busy -= a.link_busy;
-  s.admin_commands -= a.admin_commands;
-  return s;
-}
+DeviceStats System::device_stats(uint32_t d) const { return devices_[d]->stats() - device_at_start_[d]; }
 
 CoreTimes System::core_times(uint32_t c) const {
   CoreTimes t;
