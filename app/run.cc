@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <cmath>
 
+#include "app/results_json.h"
 #include "models/system.h"
 #include "sim/histogram.h"
 
@@ -14,53 +15,11 @@ using nlohmann::json;
 
 namespace {
 
-struct Interrupts {
-  uint64_t useful = 0, spurious = 0, masked_lazily = 0;
-  uint64_t total() const { return useful + spurious + masked_lazily; }
-  void add(const policy::QueueCounters& c, uint64_t lazy) {
-    useful += c.irq_useful + c.irq_while_polling;
-    spurious += c.irq_spurious;
-    masked_lazily += lazy;
-  }
-};
-
-json latency_json(const sim::Histogram& h) {
-  return {{"mean", h.count() ? std::llround(h.mean()) : 0},
-          {"p50", h.quantile(0.50)},
-          {"p90", h.quantile(0.90)},
-          {"p99", h.quantile(0.99)},
-          {"p99.9", h.quantile(0.999)},
-          {"p99.99", h.quantile(0.9999)},
-          {"max", h.max()}};
-}
-
-// The figures every level of the results has (aggregate, drive, queue, job).
-json metrics_json(uint64_t ios, uint64_t bytes, const sim::Histogram& lat, const Interrupts& irq, Duration window) {
-  double secs = static_cast<double>(window.count_ns()) / 1e9;
-  json m;
-  m["ios"] = ios;
-  m["iops"] = static_cast<double>(ios) / secs;
-  m["bytes_per_s"] = static_cast<double>(bytes) / secs;
-  m["latency_ns"] = latency_json(lat);
-  m["interrupts"] = {{"useful", irq.useful}, {"spurious", irq.spurious},
-                     {"masked_lazily", irq.masked_lazily}, {"total", irq.total()}};
-  m["irqs_per_io"] = ios ? static_cast<double>(irq.total()) / static_cast<double>(ios) : 0.0;
-  m["completions_per_irq"] = irq.total() ? json(static_cast<double>(ios) / static_cast<double>(irq.total())) : json(nullptr);
-  return m;
-}
-
-json counters_json(const policy::QueueCounters& c) {
-  return {{"irq_useful", c.irq_useful},         {"irq_spurious", c.irq_spurious},
-          {"irq_while_polling", c.irq_while_polling}, {"completions", c.completions},
-          {"poll_useful", c.poll_useful},       {"poll_empty", c.poll_empty},
-          {"sleeps", c.sleeps},                 {"timer_expiries", c.timer_expiries},
-          {"thread_wakeups", c.thread_wakeups}, {"backoffs", c.backoffs},
-          {"mode_changes", c.mode_changes},     {"masks", c.masks},
-          {"unmasks", c.unmasks}};
-}
-
-// Rounds a fraction to 1e-9 so that tiny float noise never reaches the file.
-double frac(double x) { return std::round(x * 1e9) / 1e9; }
+using results::Interrupts;
+using results::counters_json;
+using results::frac;
+using results::metrics_json;
+using results::mode_change_json;
 
 }  // namespace
 
@@ -149,7 +108,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     m["counters"] = counters_json(c);
     json tl = json::array();
     for (const auto& e : q.timeline)
-      tl.push_back({{"t_ns", e.time.ns()}, {"from", e.from}, {"to", e.to}, {"reason", e.reason}});
+      tl.push_back(mode_change_json(e.time.ns(), e.from, e.to, e.reason));
     m["mode_timeline"] = tl;
     m["timeline_dropped"] = q.timeline_dropped;
     queues_json.push_back(m);
@@ -179,7 +138,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     json tl = json::array();
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d)))
-      tl.push_back({{"t_ns", e.time.ns()}, {"from", e.from}, {"to", e.to}, {"reason", e.reason}});
+      tl.push_back(mode_change_json(e.time.ns(), e.from, e.to, e.reason));
     m["mode_timeline"] = tl;
     m["final_mode"] = sys.drive_mode(static_cast<uint32_t>(d));
     drives_json.push_back(m);
@@ -206,13 +165,12 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   }
 
   json out;
-  out["format"] = "nvmesim-results/1";
+  out["format"] = results::kFormat;
   out["seed"] = sc.seed;
   out["scenario"] = loaded.resolved;
   out["window_ns"] = window.count_ns();
   json agg = metrics_json(all_ios, all_bytes, all_lat, all_irq, window);
-  agg["latency_cdf"] = json::array();
-  for (const auto& [v, p] : all_lat.cdf()) agg["latency_cdf"].push_back(json::array({v, frac(p)}));
+  agg["latency_cdf"] = results::latency_cdf_json(all_lat);
   out["aggregate"] = agg;
   // Which resource is nearest its limit: the busiest core, or the busiest drive stage.
   out["limits"] = {{"busiest_core_utilization", frac(max_core_busy)},
