@@ -4,6 +4,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace nvmesim::hw {
@@ -58,7 +59,7 @@ void HwQueueEnv::complete(const nvme::Cqe& e, Time seen) {
   if (sf) ++errors_;
   if (r.submit >= setup_.measure_from && seen < setup_.measure_to) {
     ++measured_;
-    latencies_.push_back((seen - r.submit).count_ns());
+    latency_.record((seen - r.submit).count_ns());
   }
   if (commands_.size() < setup_.trace_limit) {
     trace::CommandRecord c;
@@ -106,9 +107,11 @@ void HwQueueEnv::ring_doorbell() {
   not_rung_.clear();
 }
 
-void HwQueueEnv::wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout) {
-  if (!unseen_)
-    done_cv_.wait_for(lock, std::chrono::nanoseconds(timeout.count_ns()), [&] { return unseen_ > 0; });
+void HwQueueEnv::wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout, uint32_t min_nr) {
+  // No more than can still arrive (unseen + outstanding stays constant meanwhile).
+  uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(min_nr, unseen_ + requests_.busy()));
+  if (unseen_ < want)
+    done_cv_.wait_for(lock, std::chrono::nanoseconds(timeout.count_ns()), [&] { return unseen_ >= want; });
   unseen_ = 0;  // the task has seen them (io_getevents returned)
 }
 
@@ -136,6 +139,7 @@ void HwQueueEnv::unmask_vector() {
 
 void HwQueueEnv::hold_interrupt(Time at) {
   held_ = true;
+  ++held_count_;
   if (setup_.hw_mask && !hw_masked_ && irqs_) {
     irqs_->set_delivery(setup_.vector, false);
     hw_masked_ = true;

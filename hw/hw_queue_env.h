@@ -23,6 +23,7 @@
 #include "policies/api/counters.h"
 #include "policies/api/queue_env.h"
 #include "sim/command_trace.h"
+#include "sim/histogram.h"
 
 namespace nvmesim::hw {
 
@@ -83,9 +84,10 @@ class HwQueueEnv {
   void ring_doorbell();  // one SQ tail doorbell for everything submitted since the last
   uint32_t outstanding() const { return requests_.busy(); }
   Time oldest_submit() const { return requests_.oldest_submit(); }
-  // Waits (mutex held through `lock`) until a completion the task has not seen yet
-  // arrives, or `timeout` passes; then marks them seen.
-  void wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout);
+  // io_getevents(min_nr): waits (mutex held through `lock`) until at least `min_nr`
+  // completions the task has not seen yet are there (fewer if fewer are outstanding),
+  // or `timeout` passes; then marks them seen.
+  void wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout, uint32_t min_nr = 1);
 
   // Time integral of inflight() up to `at`, in commands x ns (for drive policies).
   double inflight_integral(Time at) const {
@@ -98,7 +100,9 @@ class HwQueueEnv {
   uint64_t errors() const { return errors_; }
   uint64_t stray_cqes() const { return stray_; }
   uint64_t trace_dropped() const { return trace_dropped_; }
-  const std::vector<int64_t>& latencies_ns() const { return latencies_; }
+  // Latency (submit to CQE consumed) of the measured completions.
+  const sim::Histogram& latency() const { return latency_; }
+  uint64_t interrupts_held() const { return held_count_; }  // arrivals while disabled
   const std::vector<trace::CommandRecord>& commands() const { return commands_; }
   const std::vector<trace::IrqRecord>& irqs() const { return irq_records_; }
   const std::vector<trace::ModeRecord>& modes() const { return modes_; }
@@ -136,7 +140,8 @@ class HwQueueEnv {
   policy::QueueCounters counters_;
   uint64_t completed_ = 0, measured_ = 0, errors_ = 0, stray_ = 0, unseen_ = 0;
   uint64_t trace_dropped_ = 0;
-  std::vector<int64_t> latencies_;
+  uint64_t held_count_ = 0;
+  sim::Histogram latency_;
   std::vector<trace::CommandRecord> commands_;
   std::vector<trace::IrqRecord> irq_records_;
   std::vector<trace::ModeRecord> modes_;

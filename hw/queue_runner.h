@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,6 +46,16 @@ class QueueRunner {
       if (t->joinable()) t->join();
   }
 
+  // CPU time so far (CLOCK_THREAD_CPUTIME_ID of each thread, ns) of the threads that
+  // stand in for the kernel contexts; 0 for a thread this policy does not start. Call
+  // between start() and stop().
+  struct ContextCpu {
+    int64_t hardirq = 0, softirq = 0, irq_thread = 0;
+  };
+  ContextCpu cpu_time() {
+    return {thread_cpu_ns(hardirq_), thread_cpu_ns(softirq_), thread_cpu_ns(irq_thread_)};
+  }
+
   // One look by the submitting task at its CQ, for polled policies; CQEs consumed.
   uint32_t app_poll() {
     std::lock_guard lock(env_.mutex());
@@ -64,6 +75,14 @@ class QueueRunner {
       if (p[1].revents) return false;
       if (p[0].revents) return true;
     }
+  }
+
+  static int64_t thread_cpu_ns(std::thread& t) {
+    clockid_t id;
+    timespec ts{};
+    if (!t.joinable() || pthread_getcpuclockid(t.native_handle(), &id) != 0 || clock_gettime(id, &ts) != 0)
+      return 0;
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
   }
 
   static bool consume(int fd) {

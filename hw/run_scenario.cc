@@ -1,10 +1,12 @@
 #include "hw/run_scenario.h"
 
 #include <algorithm>
+#include <array>
 #include <exception>
-#include <optional>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -12,13 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "app/results_json.h"
 
 #include "hw/drive_session.h"
 #include "hw/hw_queue_env.h"
 #include "hw/io_buffers.h"
 #include "hw/io_pattern.h"
-#include "hw/latency_summary.h"
 #include "hw/hw_drive_env.h"
 #include "hw/queue_runner.h"
 #include "hw/refusal.h"
@@ -52,7 +56,31 @@ struct Lane {
   std::unique_ptr<IoPattern> pattern;
   std::exception_ptr error;
   Time stopped_at = Time::never();
+  // The state at the start and the end of the measured window, taken by the
+  // submitting task with the queue mutex held.
+  struct Snapshot {
+    bool taken = false;
+    policy::QueueCounters counters;
+    uint64_t held = 0;
+    std::array<int64_t, 4> cpu_ns{};  // hardirq, softirq, irq_thread, app threads
+  };
+  Snapshot window_start, window_end;
 };
+
+int64_t self_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+template <class P>
+void take_snapshot(Lane::Snapshot& s, HwQueueEnv& env, QueueRunner<P>& runner) {
+  s.taken = true;
+  s.counters = env.counters();
+  s.held = env.interrupts_held();
+  auto c = runner.cpu_time();
+  s.cpu_ns = {c.hardirq, c.softirq, c.irq_thread, self_cpu_ns()};
+}
 
 struct RunShared {
   const RunOptions& opts;
@@ -64,8 +92,8 @@ struct RunShared {
 // The submitting task: keeps iodepth commands outstanding until the end or a stop,
 // then waits (up to the grace period) for what is still inflight.
 template <class P>
-void app_loop(Lane& lane, QueueRunner<P>& runner, RunShared& shared, uint32_t iodepth,
-              uint32_t batch, uint32_t blocks_per_io, Time end) {
+void app_loop(Lane& lane, QueueRunner<P>& runner, RunShared& shared, uint32_t iodepth, uint32_t batch,
+              uint32_t complete_min, uint32_t blocks_per_io, Time measure_from, Time end) {
   HwQueueEnv& env = *lane.env;
   Time next_check = env.now();
   Time give_up = Time::never();
@@ -78,6 +106,12 @@ void app_loop(Lane& lane, QueueRunner<P>& runner, RunShared& shared, uint32_t io
     }
     {
       std::unique_lock lock(env.mutex());
+      if (!lane.window_start.taken && t >= measure_from) take_snapshot(lane.window_start, env, runner);
+      if (stopping && !lane.window_end.taken) {
+        if (!lane.window_start.taken) take_snapshot(lane.window_start, env, runner);
+        take_snapshot(lane.window_end, env, runner);
+        env.set_measure_window(measure_from, std::min(t, end));  // the grace period is not measured
+      }
       if (!stopping) {
         uint32_t pending = 0;
         while (env.outstanding() < iodepth && env.can_submit()) {
@@ -92,7 +126,7 @@ void app_loop(Lane& lane, QueueRunner<P>& runner, RunShared& shared, uint32_t io
         env.ring_doorbell();
       }
       if (stopping && env.outstanding() == 0) return;
-      if constexpr (!P::kAppPolls) env.wait_completion(lock, Duration::ms(5));
+      if constexpr (!P::kAppPolls) env.wait_completion(lock, Duration::ms(5), complete_min);
     }
     if constexpr (P::kAppPolls) runner.app_poll();
 
@@ -112,16 +146,6 @@ void app_loop(Lane& lane, QueueRunner<P>& runner, RunShared& shared, uint32_t io
     }
     if (stopping && t >= give_up) return;  // the teardown resets the controller to abort them
   }
-}
-
-json counters_json(const policy::QueueCounters& c) {
-  return {{"irq_useful", c.irq_useful},         {"irq_spurious", c.irq_spurious},
-          {"irq_while_polling", c.irq_while_polling}, {"completions", c.completions},
-          {"poll_useful", c.poll_useful},       {"poll_empty", c.poll_empty},
-          {"sleeps", c.sleeps},                 {"timer_expiries", c.timer_expiries},
-          {"thread_wakeups", c.thread_wakeups}, {"backoffs", c.backoffs},
-          {"mode_changes", c.mode_changes},     {"masks", c.masks},
-          {"unmasks", c.unmasks}};
 }
 
 void write_trace(const std::string& path, const std::vector<Lane>& lanes,
@@ -164,9 +188,187 @@ void monitor_loop(D& drive, HwDriveEnv& env, int stop_fd) {
   }
 }
 
+// What the results record about the hw run itself, next to the scenario.
+struct HwRunFacts {
+  uint32_t iodepth;
+  uint32_t queue_depth;
+  LbaRange range;
+  bool interrupted;
+  int64_t wall_ns;
+  std::string drive_mode;  // the drive policy's final mode; "" for per-queue policies
+};
+
+// The core the simulator would give job clone `i` (cpus_allowed, split; else in order).
+uint32_t nominal_core(const JobSpec& job, uint32_t i) {
+  return job.cpus_allowed.empty() ? i : job.cpus_allowed[i % job.cpus_allowed.size()];
+}
+
+constexpr size_t kTimelineCap = 100000;  // per queue, as the simulator's results
+
+json timeline_json(const std::vector<trace::ModeRecord>& modes, uint64_t* dropped) {
+  json tl = json::array();
+  for (size_t k = 0; k < modes.size() && k < kTimelineCap; ++k)
+    tl.push_back(results::mode_change_json(modes[k].at.ns(), modes[k].from, modes[k].to, modes[k].reason));
+  if (dropped) *dropped = modes.size() > kTimelineCap ? modes.size() - kTimelineCap : 0;
+  return tl;
+}
+
+// The results document in the simulator's layout (docs/results.md, "hw runs").
+void write_results(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s, HwDriveEnv& drive_env,
+                   const json& coalescing, const std::vector<Lane>& lanes,
+                   const std::vector<policy::AnyQueuePolicy>& policies, const HwRunFacts& f, Duration window,
+                   std::ostream& log) {
+  using results::Interrupts;
+  using results::metrics_json;
+  const Scenario& sc = loaded.scenario;
+  const JobSpec& job = sc.jobs.front();
+  const nvme::NamespaceInfo& ns = s.ns();
+
+  sim::Histogram all_lat;
+  uint64_t all_ios = 0, completions = 0, errors = 0, window_cqes = 0;
+  Interrupts all_irq;
+  json queues_json = json::array(), jobs_json = json::array();
+  std::map<uint32_t, std::array<int64_t, 4>> core_ns;  // nominal core -> context CPU time
+  for (uint32_t i = 0; i < lanes.size(); ++i) {
+    const Lane& l = lanes[i];
+    const HwQueueEnv& e = *l.env;
+    policy::QueueCounters c = l.window_end.counters - l.window_start.counters;
+    Interrupts irq;
+    irq.add(c, l.window_end.held - l.window_start.held);
+    all_irq.add(c, l.window_end.held - l.window_start.held);
+    uint64_t ios = e.measured_completions();
+    all_lat.merge(e.latency());
+    all_ios += ios;
+    completions += e.completed();
+    errors += e.errors();
+    window_cqes += c.completions;
+    const uint32_t core = nominal_core(job, i);
+    auto& cn = core_ns[core];
+    for (size_t k = 0; k < 4; ++k) cn[k] += l.window_end.cpu_ns[k] - l.window_start.cpu_ns[k];
+
+    json q = metrics_json(ios, ios * job.bs, e.latency(), irq, window);
+    q["queue"] = i;
+    q["drive"] = 0;
+    q["qid"] = e.qid();
+    q["core"] = core;
+    q["polled"] = !e.has_vector();
+    std::visit(
+        [&](const auto& p) {
+          q["policy"] = std::string(p.kName);
+          q["final_mode"] = std::string(p.mode());
+        },
+        policies[i]);
+    q["counters"] = results::counters_json(c);
+    uint64_t dropped = 0;
+    q["mode_timeline"] = timeline_json(e.modes(), &dropped);
+    q["timeline_dropped"] = dropped;
+    q["hw"] = {{"vector", e.has_vector() ? json(e.vector()) : json(nullptr)},
+               {"depth", e.depth()},
+               {"completions", e.completed()},
+               {"errors", e.errors()},
+               {"interrupts_held", e.interrupts_held()},
+               {"sq_doorbells", e.queue().sq_doorbell_writes},
+               {"cq_doorbells", e.queue().cq_doorbell_writes},
+               {"stray_cqes", e.stray_cqes()},
+               {"trace_dropped", e.trace_dropped()}};
+    queues_json.push_back(q);
+
+    json jb = metrics_json(ios, ios * job.bs, e.latency(), irq, window);
+    jb["name"] = job.name;
+    jb["job"] = 0;
+    jb["clone"] = i;
+    jb["core"] = core;
+    jb["queues"] = json::array({i});
+    jobs_json.push_back(jb);
+  }
+
+  json drive = metrics_json(all_ios, all_ios * job.bs, all_lat, all_irq, window);
+  drive["name"] = sc.drives.at(job.drives.empty() ? 0 : job.drives.front()).name;
+  drive["device"] = {{"commands", window_cqes}};
+  drive["mode_timeline"] = timeline_json(drive_env.modes(), nullptr);
+  drive["final_mode"] = f.drive_mode;
+  drive["hw"] = {{"bdf", o.bdf},
+                 {"model", s.info().model},
+                 {"serial", s.info().serial},
+                 {"firmware", s.info().firmware},
+                 {"nsid", ns.nsid},
+                 {"block_bytes", ns.block_bytes},
+                 {"namespace_blocks", ns.size_blocks},
+                 {"coalescing", coalescing},
+                 {"set_features_sent", drive_env.set_features_sent()},
+                 {"set_features_refused", drive_env.set_features_refused()},
+                 {"last_refusal", drive_env.last_refusal()}};
+
+  // Cores: CPU time of the threads standing in for each context of the clones with
+  // that nominal core. The threads are not pinned, so idle is what is left of the
+  // window (0 when they used more than one CPU's worth).
+  json cores_json = json::array();
+  const auto w = static_cast<double>(window.count_ns());
+  for (const auto& [core, t] : core_ns) {
+    int64_t busy = t[0] + t[1] + t[2] + t[3];
+    int64_t idle = std::max<int64_t>(0, window.count_ns() - busy);
+    auto fr = [&](int64_t ns) { return w > 0 ? results::frac(static_cast<double>(ns) / w) : 0.0; };
+    cores_json.push_back({{"core", core},
+                          {"fractions",
+                           {{"hardirq", fr(t[0])}, {"softirq", fr(t[1])}, {"irq_thread", fr(t[2])},
+                            {"app", fr(t[3])}, {"idle", fr(idle)}}},
+                          {"time_ns",
+                           {{"hardirq", t[0]}, {"softirq", t[1]}, {"irq_thread", t[2]}, {"app", t[3]},
+                            {"idle", idle}}}});
+  }
+
+  json doc;
+  doc["format"] = results::kFormat;
+  doc["source"] = "hw";
+  doc["seed"] = sc.seed;
+  doc["scenario"] = loaded.resolved;
+  doc["window_ns"] = window.count_ns();
+  json agg = metrics_json(all_ios, all_ios * job.bs, all_lat, all_irq, window);
+  agg["latency_cdf"] = results::latency_cdf_json(all_lat);
+  doc["aggregate"] = agg;
+  doc["drives"] = json::array({drive});
+  doc["queues"] = queues_json;
+  doc["jobs"] = jobs_json;
+  doc["cores"] = cores_json;
+  doc["hw"] = {{"job",
+                {{"index", 0},
+                 {"of", sc.jobs.size()},
+                 {"name", job.name},
+                 {"rw", rw_name(job.rw)},
+                 {"bs", job.bs},
+                 {"iodepth", f.iodepth},
+                 {"iodepth_batch_submit", job.iodepth_batch_submit},
+                 {"iodepth_batch_complete_min", job.iodepth_batch_complete_min},
+                 {"queues", lanes.size()},
+                 {"queue_depth", f.queue_depth},
+                 {"lba_first", f.range.first},
+                 {"lba_count", f.range.count}}},
+               {"interrupted", f.interrupted},
+               {"warmup_ns", sc.warmup.count_ns()},
+               {"wall_ns", f.wall_ns},
+               {"completions", completions},
+               {"errors", errors}};
+
+  std::string text = doc.dump(2) + "\n";  // dump_results' canonical text
+  if (o.results_path.empty()) {
+    log << text;
+  } else {
+    std::ofstream out(o.results_path);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write results " + o.results_path);
+  }
+  double secs = static_cast<double>(window.count_ns()) / 1e9;
+  log << "done: " << all_ios << " completions in " << window.count_ns() / 1000000 << " ms, "
+      << uint64_t(secs > 0 ? static_cast<double>(all_ios) / secs : 0) << " IOPS, p50 " << all_lat.quantile(0.5) / 1000
+      << " us, p99 " << all_lat.quantile(0.99) / 1000 << " us, interrupts " << all_irq.useful << " useful / "
+      << all_irq.spurious << " spurious" << (errors ? ", " + std::to_string(errors) + " command errors" : "")
+      << "\n";
+}
+
 template <class P>
-int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s, const policy::PolicyInfo& info,
+int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s, const policy::PolicyInfo& info,
               std::vector<policy::AnyQueuePolicy>& policies, uint32_t depth, std::ostream& log) {
+  const Scenario& sc = loaded.scenario;
   const JobSpec& job = sc.jobs.front();
   nvme::Controller& ctrl = s.ctrl();
   const nvme::NamespaceInfo& ns = s.ns();
@@ -252,7 +454,7 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s, const po
     apps.emplace_back([&, i] {
       try {
         app_loop<P>(lanes[i], *runners[i], shared, iodepth, std::max(1u, job.iodepth_batch_submit),
-                    blocks_per_io, end);
+                    std::min(job.iodepth_batch_complete_min, iodepth), blocks_per_io, measure_from, end);
       } catch (...) {
         lanes[i].error = std::current_exception();
         shared.abort = true;
@@ -286,116 +488,30 @@ int run_typed(const Scenario& sc, const RunOptions& o, DriveSession& s, const po
   bool interrupted = o.stop && o.stop->load();
   Time measured_end = end;
   for (auto& l : lanes) measured_end = std::min(measured_end, l.stopped_at);
-  Duration measured = measured_end > measure_from ? measured_end - measure_from : Duration::zero();
-
-  std::vector<int64_t> lat;
-  uint64_t measured_n = 0, completions = 0, errors = 0, useful = 0, spurious = 0, held = 0;
-  json queues = json::array();
-  for (auto& l : lanes) {
-    HwQueueEnv& e = *l.env;
-    lat.insert(lat.end(), e.latencies_ns().begin(), e.latencies_ns().end());
-    measured_n += e.measured_completions();
-    completions += e.completed();
-    errors += e.errors();
-    useful += e.counters().irq_useful;
-    spurious += e.counters().irq_spurious;
-    uint64_t h = std::count_if(e.irqs().begin(), e.irqs().end(), [](const auto& r) { return r.held; });
-    held += h;
-    json modes = json::array();
-    for (const auto& m : e.modes())
-      modes.push_back({{"t_ns", m.at.ns()}, {"from", m.from}, {"to", m.to}, {"reason", m.reason}});
-    queues.push_back({{"qid", e.qid()},
-                      {"vector", e.has_vector() ? json(e.vector()) : json(nullptr)},
-                      {"depth", e.depth()},
-                      {"counters", counters_json(e.counters())},
-                      {"interrupts_held", h},
-                      {"sq_doorbells", e.queue().sq_doorbell_writes},
-                      {"cq_doorbells", e.queue().cq_doorbell_writes},
-                      {"stray_cqes", e.stray_cqes()},
-                      {"trace_dropped", e.trace_dropped()},
-                      {"mode_timeline", modes}});
-  }
-  json drive_modes = json::array();
-  for (const auto& m : drive_env.modes())
-    drive_modes.push_back({{"t_ns", m.at.ns()}, {"from", m.from}, {"to", m.to}, {"reason", m.reason}});
-  LatencySummary ls = summarize(std::move(lat));
-  double secs = double(measured.count_ns()) / 1e9;
-  double iops = secs > 0 ? double(measured_n) / secs : 0;
-
-  json doc = {
-      {"source", "hw"},
-      {"scenario", sc.name},
-      {"policy", {{"name", sc.policy.name}, {"params", sc.policy.params}}},
-      {"device",
-       {{"bdf", o.bdf},
-        {"model", s.info().model},
-        {"serial", s.info().serial},
-        {"firmware", s.info().firmware},
-        {"nsid", ns.nsid},
-        {"block_bytes", ns.block_bytes},
-        {"namespace_blocks", ns.size_blocks}}},
-      {"job",
-       {{"name", job.name},
-        {"rw", rw_name(job.rw)},
-        {"bs", job.bs},
-        {"iodepth", iodepth},
-        {"queues", nq},
-        {"queue_depth", depth},
-        {"lba_first", range.first},
-        {"lba_count", range.count}}},
-      {"interrupted", interrupted},
-      {"warmup_ns", sc.warmup.count_ns()},
-      {"duration_ns", measured.count_ns()},
-      {"wall_ns", (finished - start).count_ns()},
-      {"iops", iops},
-      {"bandwidth_bytes_per_s", iops * job.bs},
-      {"latency_ns",
-       {{"definition", "SQE written to CQE consumed by the reaper"},
-        {"count", ls.count},
-        {"mean", ls.mean_ns},
-        {"min", ls.min_ns},
-        {"p50", ls.p50_ns},
-        {"p99", ls.p99_ns},
-        {"max", ls.max_ns}}},
-      {"completions", completions},
-      {"measured_completions", measured_n},
-      {"errors", errors},
-      {"interrupts", {{"useful", useful}, {"spurious", spurious}, {"held", held}}},
-      {"coalescing", coalescing},
-      {"drive",
-       {{"mode_timeline", drive_modes},
-        {"set_features_sent", drive_env.set_features_sent()},
-        {"set_features_refused", drive_env.set_features_refused()},
-        {"last_refusal", drive_env.last_refusal()}}},
-      {"queues", queues},
-  };
-  if (o.results_path.empty()) {
-    log << doc.dump(2) << "\n";
-  } else {
-    std::ofstream out(o.results_path);
-    out << doc.dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write results " + o.results_path);
-  }
+  const Duration window = measured_end > measure_from ? measured_end - measure_from : Duration::zero();
+  HwRunFacts facts{iodepth, depth, range, interrupted, (finished - start).count_ns(),
+                    drive ? std::string(drive->mode()) : std::string()};
+  write_results(loaded, o, s, drive_env, coalescing, lanes, policies, facts, window, log);
   if (!o.trace_path.empty()) write_trace(o.trace_path, lanes, drive_env.modes());
-
-  log << "done: " << measured_n << " completions in " << measured.count_ns() / 1000000 << " ms, "
-      << uint64_t(iops) << " IOPS, p50 " << ls.p50_ns / 1000 << " us, p99 " << ls.p99_ns / 1000
-      << " us, interrupts " << useful << " useful / " << spurious << " spurious"
-      << (errors ? ", " + std::to_string(errors) + " command errors" : "") << "\n";
   if (interrupted) {
     log << "interrupted: stopped submitting, " << (left ? "inflight commands aborted" : "inflight commands finished")
         << "\n";
     return exit_code::kInterrupted;
   }
+  uint64_t errors = 0;
+  for (auto& l : lanes) errors += l.env->errors();
   return errors ? exit_code::kError : exit_code::kOk;
 }
 
 }  // namespace
 
-int run_scenario(const Scenario& sc, const RunOptions& o, std::ostream& log) {
+int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream& log) {
+  const Scenario& sc = loaded.scenario;
   if (sc.jobs.empty()) throw std::runtime_error("scenario has no jobs");
   const JobSpec& job = sc.jobs.front();
-  if (sc.jobs.size() > 1) log << "note: running the first of " << sc.jobs.size() << " jobs\n";
+  if (sc.jobs.size() > 1)
+    log << "note: running the first of " << sc.jobs.size() << " jobs (\"" << job.name << "\"); the others are ignored\n";
+  if (job.rate_iops > 0) log << "note: rate_iops is not applied: the job runs closed-loop at its iodepth\n";
   if (writes(job.rw) && !o.allow_write)
     throw Refusal("the job writes (rw=" + std::string(rw_name(job.rw)) +
                   "): pass --allow-write FIRST_LBA:COUNT to name the blocks it may overwrite");
@@ -429,7 +545,7 @@ int run_scenario(const Scenario& sc, const RunOptions& o, std::ostream& log) {
     rc = std::visit(
         [&](auto& first) {
           using P = std::decay_t<decltype(first)>;
-          return run_typed<P>(sc, o, s, info, policies, depth, log);
+          return run_typed<P>(loaded, o, s, info, policies, depth, log);
         },
         policies.front());
   } catch (const nvme::NvmeError&) {

@@ -1,6 +1,7 @@
 // `nvmesim-hw run`: the scenario's first job on a real controller with the scenario's
 // policy, through the policy hooks on real execution contexts. Writes the results JSON
-// and the per-command trace (docs/trace-format.md).
+// in the simulator's layout (docs/results.md, "hw runs") and the per-command trace
+// (docs/trace-format.md).
 #pragma once
 
 #include <atomic>
@@ -9,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "models/scenario.h"
+#include "app/scenario_load.h"
 #include "sim/time.h"
 
 namespace nvmesim::hw {
@@ -42,6 +43,8 @@ constexpr int kTimeout = 5;     // a command timed out
 constexpr int kInterrupted = 130;
 }  // namespace exit_code
 
-int run_scenario(const Scenario& scenario, const RunOptions& opts, std::ostream& log);
+// `loaded` comes from load_scenario_file (app/scenario_load.h): its resolved document
+// goes into the results as the simulator's does.
+int run_scenario(const LoadedScenario& loaded, const RunOptions& opts, std::ostream& log);
 
 }  // namespace nvmesim::hw

@@ -33,7 +33,9 @@ expect_output() {
 driver_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver")" 2>/dev/null; }
 
 # A short scenario for a policy: random 4 KiB reads at depth $IODEPTH (8) on one
-# queue, policy parameters from $PARAMS (JSON object).
+# queue, policy parameters from $PARAMS (JSON object). It is a full simulator scenario
+# (nvmesim-hw loads it with the simulator's loader): the host and drive profiles are
+# required there, inline here (the VM has no profile files); the hw run ignores them.
 write_scenario() {  # policy duration_us [extra job json]
   cat > /tmp/scenario.json <<JSON
 {
@@ -42,8 +44,39 @@ write_scenario() {  # policy duration_us [extra job json]
   "duration_us": $2,
   "warmup_us": 20000,
   "queue_depth": 64,
+  "host": {"name": "qemu-vm", "cores": 2},
+  "drives": [{"name": "nvme0", "profile": {"name": "qemu-nvme",
+              "read": {"dist": "constant", "mean_ns": 100000},
+              "write": {"dist": "constant", "mean_ns": 100000}}}],
   "policy": {"name": "$1", "params": ${PARAMS:-{\}}},
   "jobs": [{"name": "vm", "rw": "randread", "bs": "4k", "iodepth": ${IODEPTH:-8}, "numjobs": 1 ${3:-}}]
 }
 JSON
+}
+
+# The dotted paths of every key of a results file as nvmesim writes it (2-space
+# indent, one key per line): aggregate.latency_ns.p99, queues.0.counters, ...
+json_paths() {
+  awk '
+  {
+    match($0, /^ */); d = RLENGTH / 2; s = substr($0, RLENGTH + 1)
+    if (s ~ /^"[^"]*": /) {
+      k = s; sub(/^"/, "", k); sub(/": .*$/, "", k); path[d] = k
+      p = path[1]; for (i = 2; i <= d; i++) p = p "." path[i]
+      print p
+      rest = s; sub(/^"[^"]*": /, "", rest)
+      if (rest == "[") idx[d + 1] = -1
+    } else if (s == "{" || s == "[") {
+      idx[d]++; path[d] = idx[d]
+    }
+  }' "$1"
+}
+
+# Fails unless the results file has every one of the given keys.
+expect_keys() {  # file key...
+  f=$1; shift
+  json_paths "$f" > /tmp/paths.txt
+  for k in "$@"; do
+    grep -qxF "$k" /tmp/paths.txt || fail "$f lacks $k"
+  done
 }

@@ -6,8 +6,16 @@ bind_vfio
 write_scenario "$POLICY" 300000
 expect_rc 0 nvmesim-hw run --device $DEV_VFIO /tmp/scenario.json -o /tmp/results.json --trace /tmp/trace.csv
 expect_output "done: "
-grep -q '"iops"' /tmp/results.json || fail "results lack iops"
+# The results contract (docs/results.md): the simulator's layout, marked as a hw run.
+expect_keys /tmp/results.json format source seed scenario window_ns aggregate.iops aggregate.latency_ns.p99 \
+  aggregate.latency_cdf aggregate.interrupts.total drives.0.device.commands queues.0.counters \
+  queues.0.counters.completions queues.0.mode_timeline queues.0.final_mode jobs.0.latency_ns.p50 \
+  cores.0.time_ns.app hw.interrupted
+grep -q '"format": "nvmesim-results/1"' /tmp/results.json || fail "results format"
+grep -q '"source": "hw"' /tmp/results.json || fail "results lack source hw"
 grep -q "\"name\": \"$POLICY\"" /tmp/results.json || fail "results lack the policy name"
+ios=$(grep '^    "ios": ' /tmp/results.json | head -n1 | tr -dc 0-9)
+[ "${ios:-0}" -gt 10 ] || fail "aggregate.ios is ${ios:-missing}"
 head -n1 /tmp/trace.csv | grep -q '^kind,t_ns,queue,cid,op' || fail "trace header"
 cmds=$(grep -c '^cmd,' /tmp/trace.csv)
 [ "$cmds" -gt 10 ] || fail "only $cmds commands traced"

@@ -4,12 +4,15 @@
 [ "$(driver_of $DEV_NVME)" = nvme ] || fail "expected $DEV_NVME on nvme"
 expect_rc 3 nvmesim-hw identify --device $DEV_NVME
 expect_output "bound to driver 'nvme', not vfio-pci"
-expect_rc 3 nvmesim-hw run --device $DEV_NVME /dev/null
+write_scenario irq 100000
+expect_rc 3 nvmesim-hw run --device $DEV_NVME /tmp/scenario.json
 expect_output "not vfio-pci"
+# A scenario that does not load: exit 2 with the loader's JSON path, device untouched.
+expect_rc 2 nvmesim-hw run --device $DEV_NVME /tmp/scenario.json --set jobs.0.iodepth=0
+expect_output "/jobs/0/iodepth"
 [ "$(driver_of $DEV_NVME)" = nvme ] || fail "the refused device changed driver"
 # A write job without --allow-write is refused before the device is touched.
 bind_vfio
-write_scenario irq 100000
 sed -i 's/"randread"/"randwrite"/' /tmp/scenario.json
 expect_rc 3 nvmesim-hw run --device $DEV_VFIO /tmp/scenario.json
 expect_output "allow-write"
