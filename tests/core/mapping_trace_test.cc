@@ -1,0 +1,81 @@
+// Queue mapping as the kernel spreads cores over queues, and the Perfetto trace.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <vector>
+
+#include "tests/core/sim_helpers.h"
+
+namespace nvmesim {
+namespace {
+
+TEST(QueueMapping, CoresAreSpreadEvenlyOverFewerQueues) {
+  // 16 cores, 4 I/O queues per drive: queue q serves cores 4q..4q+3, its vector on 4q.
+  auto r = testing::default_short({"io_queues=4", "host.cores=16",
+                                   "jobs=[{\"iodepth\":8,\"numjobs\":16,\"cpus_allowed\":\"0-15\",\"drives\":[0]}]"});
+  ASSERT_EQ(r["jobs"].size(), 16u);
+  for (const auto& j : r["jobs"]) {
+    int core = j["core"].get<int>();
+    int q = j["queues"][0].get<int>();
+    EXPECT_EQ(q, core / 4) << "core " << core;
+  }
+  for (const auto& q : r["queues"]) {
+    if (q["drive"] != 0) continue;
+    EXPECT_EQ(q["core"].get<int>(), 4 * (q["qid"].get<int>() - 1));
+  }
+}
+
+TEST(QueueMapping, OneQueuePerCoreCappedByTheDrive) {
+  // 32 cores over the drive's 2 queues: cores 0-15 share queue 0, cores 16-31 queue 1.
+  auto r = testing::default_short({"drives.0.profile.max_io_queues=2",
+                                   "jobs=[{\"iodepth\":8,\"numjobs\":4,\"cpus_allowed\":\"0,8,16,24\",\"drives\":[0]}]"});
+  std::vector<int> used;
+  for (const auto& j : r["jobs"]) used.push_back(j["queues"][0].get<int>());
+  EXPECT_EQ(used, (std::vector<int>{0, 0, 1, 1}));
+  int drive0_queues = 0;
+  for (const auto& q : r["queues"]) drive0_queues += q["drive"] == 0;
+  EXPECT_EQ(drive0_queues, 2);
+}
+
+TEST(Trace, PerfettoTraceHasCoreAndQueueTracksWithinItsWindow) {
+  auto path = std::filesystem::temp_directory_path() / "nvmesim_trace_test.json";
+  LoadOptions o;
+  o.overrides = {"duration_us=3000", "warmup_us=1000", "policy.name=watermark"};
+  auto l = load_scenario_file(default_scenarios_dir() + "/default.json", o);
+  ASSERT_TRUE(std::holds_alternative<LoadedScenario>(l));
+  RunOptions ro;
+  ro.trace_path = path.string();
+  ro.trace_from_us = 1500;
+  ro.trace_to_us = 2000;
+  RunInfo info;
+  run_scenario(std::get<LoadedScenario>(l), ro, &info);
+  std::ifstream in(path);
+  auto t = nlohmann::json::parse(in);
+  ASSERT_TRUE(t.contains("traceEvents"));
+  std::set<std::string> cats, names;
+  double min_ts = 1e18, max_end = 0;
+  int counters = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && (e["name"] == "process_name" || e["name"] == "thread_name"))
+      names.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "X") {
+      cats.insert(e["cat"].get<std::string>());
+      min_ts = std::min(min_ts, e["ts"].get<double>());
+      max_end = std::max(max_end, e["ts"].get<double>() + e["dur"].get<double>());
+    }
+    if (e["ph"] == "C") ++counters;
+  }
+  EXPECT_TRUE(names.count("cores"));
+  EXPECT_TRUE(names.count("cpu0"));
+  EXPECT_TRUE(names.count("nvme0q1 (cpu0)"));
+  for (const char* c : {"app", "irq_thread", "mode"}) EXPECT_TRUE(cats.count(c)) << c;
+  EXPECT_GT(counters, 0);
+  EXPECT_GE(min_ts, 1500.0);
+  EXPECT_LE(max_end, 2000.0 + 1e-6);
+  EXPECT_EQ(info.trace_dropped, 0u);
+}
+
+}  // namespace
+}  // namespace nvmesim
