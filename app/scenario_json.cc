@@ -32,17 +32,6 @@ json engine_to_json(const EngineCosts& e) {
           {"post_per_io_ns", e.post_per_io.count_ns()}};
 }
 
-const char* rw_name(RwMode m) {
-  switch (m) {
-    case RwMode::randread: return "randread";
-    case RwMode::randwrite: return "randwrite";
-    case RwMode::read: return "read";
-    case RwMode::write: return "write";
-    case RwMode::randrw: return "randrw";
-    case RwMode::rw: return "rw";
-  }
-  return "randread";
-}
 
 }  // namespace
 

@@ -36,17 +36,6 @@ using nlohmann::json;
 
 bool writes(RwMode m) { return m != RwMode::randread && m != RwMode::read; }
 
-const char* rw_name(RwMode m) {
-  switch (m) {
-    case RwMode::randread: return "randread";
-    case RwMode::randwrite: return "randwrite";
-    case RwMode::read: return "read";
-    case RwMode::write: return "write";
-    case RwMode::randrw: return "randrw";
-    case RwMode::rw: return "rw";
-  }
-  return "?";
-}
 
 // What one job clone needs: its queue pair, buffers, environment and I/O pattern.
 struct Lane {

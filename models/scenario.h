@@ -14,6 +14,19 @@ namespace nvmesim {
 
 enum class IoEngine { libaio, io_uring };
 enum class RwMode { randread, randwrite, read, write, randrw, rw };
+
+// fio's name of an rw mode.
+constexpr const char* rw_name(RwMode m) {
+  switch (m) {
+    case RwMode::randread: return "randread";
+    case RwMode::randwrite: return "randwrite";
+    case RwMode::read: return "read";
+    case RwMode::write: return "write";
+    case RwMode::randrw: return "randrw";
+    case RwMode::rw: return "rw";
+  }
+  return "randread";
+}
 enum class RateProcess { linear, poisson };
 
 // One fio job section. numjobs clones are expanded by the simulator, each pinned to the
