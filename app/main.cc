@@ -24,7 +24,7 @@ constexpr int kExitInternal = 1;
 int usage(std::ostream& os, int code) {
   os << "usage:\n"
         "  nvmesim run SCENARIO [--set path=value ...] [--seed N] [-o results.json] [--quiet]\n"
-        "              [--trace trace.json [--trace-window FROM_US:TO_US]]\n"
+        "              [--trace trace.json] [--command-trace commands.csv] [--trace-window FROM_US:TO_US]\n"
         "  nvmesim validate SCENARIO [--set path=value ...]\n"
         "  nvmesim report [DIR] [--set path=value ...]   published vs simulated (default: scenarios/published)\n"
         "  nvmesim policies                               every policy's parameters (Markdown)\n"
@@ -77,7 +77,7 @@ int run_main(int argc, char** argv) {
     std::cerr << "nvmesim: unknown command '" << cmd << "'\n";
     return usage(std::cerr, kExitInput);
   }
-  std::string scenario, out_path, trace_path;
+  std::string scenario, out_path, trace_path, command_trace_path;
   int64_t trace_from = -1, trace_to = -1;
   bool quiet = false;
   nvmesim::LoadOptions opts;
@@ -113,6 +113,10 @@ int run_main(int argc, char** argv) {
       auto v = value("a file name");
       if (!v) return kExitInput;
       trace_path = *v;
+    } else if (a == "--command-trace") {
+      auto v = value("a file name");
+      if (!v) return kExitInput;
+      command_trace_path = *v;
     } else if (a == "--trace-window") {
       auto v = value("FROM_US:TO_US");
       if (!v) return kExitInput;
@@ -148,6 +152,7 @@ int run_main(int argc, char** argv) {
   // Progress on a terminal, once a run has taken more than two seconds.
   nvmesim::RunOptions ropts;
   ropts.trace_path = trace_path;
+  ropts.command_trace_path = command_trace_path;
   ropts.trace_from_us = trace_from;
   ropts.trace_to_us = trace_to;
   bool tty = isatty(STDERR_FILENO) != 0;

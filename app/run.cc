@@ -26,14 +26,20 @@ using results::mode_change_json;
 json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo* info) {
   auto t0 = std::chrono::steady_clock::now();
   System sys(loaded.scenario);
+  // Both traces cover the same window: by default the first 10 ms of the measured window.
+  const Time end = Time::zero() + loaded.scenario.warmup + loaded.scenario.duration;
+  const Time from = opts.trace_from_us >= 0 ? Time::zero() + Duration::us(opts.trace_from_us)
+                                            : Time::zero() + loaded.scenario.warmup;
+  const Time to = min(opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10), end);
   std::unique_ptr<sim::TraceRecorder> trace;
   if (!opts.trace_path.empty()) {
-    const Scenario& s = loaded.scenario;
-    Time end = Time::zero() + s.warmup + s.duration;
-    Time from = opts.trace_from_us >= 0 ? Time::zero() + Duration::us(opts.trace_from_us) : Time::zero() + s.warmup;
-    Time to = opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10);
-    trace = std::make_unique<sim::TraceRecorder>(from, min(to, end));
+    trace = std::make_unique<sim::TraceRecorder>(from, to);
     sys.enable_trace(trace.get());
+  }
+  std::unique_ptr<CommandTraceLog> commands;
+  if (!opts.command_trace_path.empty()) {
+    commands = std::make_unique<CommandTraceLog>(from, to);
+    sys.enable_command_trace(commands.get());
   }
   sys.run(opts.progress);
   if (trace) {
@@ -41,6 +47,12 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     if (!out) throw std::runtime_error("cannot write trace file " + opts.trace_path);
     trace->write(out);
     if (info) info->trace_dropped = trace->dropped();
+  }
+  if (commands) {
+    std::ofstream out(opts.command_trace_path);
+    if (!out) throw std::runtime_error("cannot write command trace file " + opts.command_trace_path);
+    commands->write(out);
+    if (info) info->trace_dropped += commands->dropped();
   }
   const Scenario& sc = loaded.scenario;
   const Duration window = sys.window();

@@ -15,6 +15,8 @@ struct RunOptions {
   std::function<void(double)> progress;  // fraction of simulated time done; may be empty
   // Perfetto/Chrome trace-event JSON of the run, written here when non-empty.
   std::string trace_path;
+  // The per-command trace (docs/trace-format.md, the hw runner's format), same window.
+  std::string command_trace_path;
   // Its time window in simulated us; from < 0: the start of the measured window;
   // to < 0: 10 ms after `from` (capped at the end of the run).
   int64_t trace_from_us = -1;

@@ -10,7 +10,7 @@ Time ps_to_time_ceil(int64_t ps) { return Time::from_ns((ps + kPsPerNs - 1) / kP
 }  // namespace
 
 Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
-               MsixSink sink, const std::vector<Request>& requests)
+               MsixSink sink, std::vector<Request>& requests)
     : eq_(&eq),
       profile_(profile),
       index_(index),
@@ -129,6 +129,7 @@ void Device::on_unit_done(void* self, uint64_t cid64) {
   Time done = d->eq_->now();
   if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
   Time post = done + d->profile_.cqe_post;
+  (*d->requests_)[cid].posted = post;
   // Keep the queue's postings in time order (reads wait for the link, writes do not);
   // equal times stay in scheduling order, as their events do.
   auto& posts = d->queues_[r.qid].posts;

@@ -54,7 +54,7 @@ struct DeviceStats {
 class Device {
  public:
   Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
-         MsixSink sink, const std::vector<Request>& requests);
+         MsixSink sink, std::vector<Request>& requests);
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
@@ -129,7 +129,7 @@ class Device {
   uint32_t index_;
   sim::Rng rng_;
   MsixSink sink_;
-  const std::vector<Request>* requests_;
+  std::vector<Request>* requests_;  // the device records each command's CQE posting time
   ServiceTime read_time_;
   ServiceTime write_time_;
   std::vector<SqState> queues_;

@@ -30,6 +30,7 @@ uint32_t SimQueueEnv::drain_budget(uint32_t budget) {
   while (n < budget && (cqe_pending() || dev.post_due(q.qid, t))) {
     const CqEntry& e = q.mem.cq[q.cq.head];
     q.drained.push_back(e.cid);
+    if (sys_->cmd_trace_) sys_->trace_command(q, e.cid, t, ctx_);
     q.sq.head = e.sqhd;
     q.cq.advance();
     t += per_cqe;
@@ -99,6 +100,8 @@ void SimQueueEnv::mode_change(std::string_view from, std::string_view to, std::s
   HostQueue& q = *q_;
   ++q.counters.mode_changes;
   if (sys_->trace_) sys_->trace_mode(q, from);
+  if (sys_->cmd_trace_)
+    sys_->cmd_trace_->add(now(), trace::ModeRecord{q.qid + 1, now(), std::string(from), std::string(to), reason});
   if (q.timeline.size() >= kTimelineCap) {
     ++q.timeline_dropped;
     return;
@@ -131,6 +134,8 @@ void SimDriveEnv::set_coalescing(uint32_t thr, uint32_t time_100us) {
 }
 
 void SimDriveEnv::mode_change(std::string_view from, std::string_view to, std::string reason) {
+  if (sys_->cmd_trace_)
+    sys_->cmd_trace_->add(now(), trace::ModeRecord{0, now(), std::string(from), std::string(to), reason});
   auto& tl = sys_->drive_timeline_[drive_];
   if (tl.size() < kTimelineCap) tl.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
 }
@@ -348,6 +353,25 @@ void System::trace_queue_counters(const HostQueue& q) {
   trace_->counter(2, label + " cq", now, "cqes", devices_[q.drive]->cq_pending(q.qid, q.cq.head));
 }
 
+void System::trace_command(const HostQueue& q, uint32_t cid, Time seen, Level ctx) {
+  const Request& r = requests_[cid];
+  trace::CommandRecord c;
+  c.queue = q.qid + 1;
+  c.cid = cid;
+  c.op = r.write ? trace::Op::write : trace::Op::read;
+  c.lba = 0;  // the model has no addresses
+  c.blocks = r.bytes / 512;
+  c.submit = r.submitted;
+  c.doorbell = r.doorbell;
+  c.cqe_posted = r.posted;
+  c.cqe_seen = seen;
+  if (ctx == Level::hardirq) c.irq = eq_.now();
+  c.completed_by = ctx == Level::hardirq ? trace::Context::irq
+                 : ctx == Level::irq_thread ? trace::Context::thread
+                 : ctx == Level::softirq ? trace::Context::timer : trace::Context::app;
+  cmd_trace_->add(seen, c);
+}
+
 void System::trace_mode(HostQueue& q, std::string_view mode) {
   Time now = eq_.now();
   trace_->slice(2, q.index, mode_since_[q.index], now, std::string(mode), "mode");
@@ -508,6 +532,8 @@ bool System::end_app(Job& j) {
       for (uint32_t gq : j.queues) {
         HostQueue& q = *queues_[gq];
         if (!q.sq.doorbell_needed()) continue;
+        for (uint32_t i = q.sq.db_tail; i != q.sq.tail; i = i + 1 == q.sq.depth ? 0 : i + 1)
+          requests_[q.mem.sq[i]].doorbell = eq_.now();
         drive_inflight_add(q.drive, nvme::ring_distance(q.sq.db_tail, q.sq.tail, q.sq.depth));
         devices_[q.drive]->sq_doorbell(q.qid, q.sq.ring_doorbell());
         if (trace_) trace_queue_counters(q);
@@ -628,6 +654,7 @@ Duration System::begin_hardirq(HostQueue& q) {
     // interrupt for replay, without running the handler.
     cost += h.lazy_mask;
     ++lazy_masked_[q.index];
+    if (cmd_trace_) cmd_trace_->add(eq_.now(), trace::IrqRecord{q.qid + 1, eq_.now(), 0, true});
     q.irq_replay = true;
     if (!q.irq_hw_masked) {
       q.irq_hw_masked = true;
@@ -636,7 +663,10 @@ Duration System::begin_hardirq(HostQueue& q) {
     return cost;
   }
   SimQueueEnv env(*this, q, Level::hardirq, h.irq_entry);
+  std::size_t before = q.drained.size();
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);
+  if (cmd_trace_)
+    cmd_trace_->add(eq_.now(), trace::IrqRecord{q.qid + 1, eq_.now(), static_cast<uint32_t>(q.drained.size() - before), false});
   return cost + env.cost();
 }
 

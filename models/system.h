@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/command_trace_log.h"
 #include "models/cpu_core.h"
 #include "models/device.h"
 #include "models/host_queue.h"
@@ -40,6 +41,8 @@ class System {
   void run(const std::function<void(double)>& progress = {});
   // Records a Perfetto trace of the run into `trace` (call before run()).
   void enable_trace(sim::TraceRecorder* trace);
+  // Records the per-command trace (docs/trace-format.md) into `log` (call before run()).
+  void enable_command_trace(CommandTraceLog* log) { cmd_trace_ = log; }
 
   const Scenario& scenario() const { return sc_; }
   Duration window() const { return sc_.duration; }
@@ -78,6 +81,7 @@ class System {
   static void on_ran(void* self, const Task& t, Time start, Time end);
   void trace_queue_counters(const HostQueue& q);
   void trace_mode(HostQueue& q, std::string_view mode);
+  void trace_command(const HostQueue& q, uint32_t cid, Time seen, Level ctx);
   std::string queue_label(const HostQueue& q) const;
   // Keeps each drive's total driver inflight and its time integral (for drive policies).
   void drive_inflight_add(uint32_t drive, int64_t delta);
@@ -126,6 +130,7 @@ class System {
   std::vector<CoreTimes> core_at_start_;
   std::vector<CoreTimes> core_at_end_;
   sim::TraceRecorder* trace_ = nullptr;
+  CommandTraceLog* cmd_trace_ = nullptr;
   std::vector<Time> mode_since_;
 };
 

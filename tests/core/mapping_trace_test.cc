@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <vector>
 
+#include "sim/command_trace.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {
@@ -75,6 +77,55 @@ TEST(Trace, PerfettoTraceHasCoreAndQueueTracksWithinItsWindow) {
   EXPECT_GE(min_ts, 1500.0);
   EXPECT_LE(max_end, 2000.0 + 1e-6);
   EXPECT_EQ(info.trace_dropped, 0u);
+}
+
+}  // namespace
+}  // namespace nvmesim
+
+namespace nvmesim {
+namespace {
+
+TEST(Trace, CommandTraceIsTheHwFormatInTimeOrderAndConsistent) {
+  auto path = std::filesystem::temp_directory_path() / "nvmesim_command_trace_test.csv";
+  LoadOptions o;
+  o.overrides = {"duration_us=3000", "warmup_us=1000", "jobs=[{\"iodepth\":64,\"cpus_allowed\":\"0\",\"drives\":[0]}]"};
+  auto l = load_scenario_file(default_scenarios_dir() + "/default.json", o);
+  ASSERT_TRUE(std::holds_alternative<LoadedScenario>(l));
+  RunOptions ro;
+  ro.command_trace_path = path.string();
+  auto res = run_scenario(std::get<LoadedScenario>(l), ro);
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, trace::CommandTraceWriter::kHeader);
+  int64_t last_t = 0;
+  int cmds = 0, irqs = 0, irq_cqes = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string x;
+    while (std::getline(ss, x, ',')) f.push_back(x);
+    while (f.size() < 18) f.emplace_back();
+    int64_t t = std::stoll(f[1]);
+    EXPECT_GE(t, last_t);
+    last_t = t;
+    if (f[0] == "cmd") {
+      ++cmds;
+      int64_t submit = std::stoll(f[7]), doorbell = std::stoll(f[8]), posted = std::stoll(f[9]),
+              seen = std::stoll(f[10]);
+      EXPECT_LE(submit, doorbell);
+      EXPECT_LT(doorbell, posted);
+      EXPECT_LE(posted, seen);
+      EXPECT_EQ(f[12], "irq");
+      EXPECT_FALSE(f[11].empty());
+    } else if (f[0] == "irq") {
+      ++irqs;
+      irq_cqes += std::stoi(f[14]);
+    }
+  }
+  EXPECT_GT(cmds, 100);
+  EXPECT_GT(irqs, 10);
+  EXPECT_EQ(irq_cqes, cmds);  // every CQE consumed in the window by a logged handler run
 }
 
 }  // namespace
