@@ -32,7 +32,7 @@ struct Coalescing {
   constexpr bool operator==(const Coalescing&) const = default;
 };
 
-class CoalescePolicy {
+class CoalescePolicy : public B0Hooks {  // hard IRQ: B0
  public:
   static constexpr std::string_view kName = "coalesce";
   static constexpr std::array<ParamSpec, 2> kParams{{
@@ -56,15 +56,6 @@ class CoalescePolicy {
   }
   Coalescing coalescing() const { return coalescing_; }
 
-  // Hard IRQ: B0.
-  template <QueueEnv Q>
-  void on_interrupt(Q& q) { b0_interrupt(q); }
-  template <QueueEnv Q>
-  ThreadStep on_thread(Q&) { return ThreadStep::park(); }
-  template <QueueEnv Q>
-  TimerStep on_timer(Q&) { return TimerStep::stop(); }
-  template <QueueEnv Q>
-  uint32_t on_app_poll(Q&) { return 0; }
   std::string_view mode() const { return coalescing_.enabled() ? "coalesce_on" : "coalesce_off"; }
 
  private:

@@ -191,7 +191,7 @@ class CoalesceAdaptiveDrive {
 };
 
 // Per queue: B0 interrupt handling under whatever coalescing the drive monitor set.
-class CoalesceAdaptiveQueue {
+class CoalesceAdaptiveQueue : public B0Hooks {
  public:
   static constexpr std::string_view kName = "coalesce_adaptive";
   static constexpr auto& kParams = CoalesceAdaptiveParams::kParams;
@@ -201,14 +201,6 @@ class CoalesceAdaptiveQueue {
   explicit CoalesceAdaptiveQueue(const ParamMap&) {}
   static std::string check(const ParamMap& p, uint32_t qd) { return CoalesceAdaptiveParams::check(p, qd); }
 
-  template <QueueEnv Q>
-  void on_interrupt(Q& q) { b0_interrupt(q); }
-  template <QueueEnv Q>
-  ThreadStep on_thread(Q&) { return ThreadStep::park(); }
-  template <QueueEnv Q>
-  TimerStep on_timer(Q&) { return TimerStep::stop(); }
-  template <QueueEnv Q>
-  uint32_t on_app_poll(Q&) { return 0; }
   std::string_view mode() const { return "irq"; }
 };
 

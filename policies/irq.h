@@ -11,17 +11,27 @@
 
 namespace nvmesim::policy {
 
-// The B0 hard-IRQ handler: drain, and count the interrupt useful or spurious. Policies
-// whose interrupt handling is B0 (coalesce, coalesce_adaptive) call it too.
-template <QueueEnv Q>
-void b0_interrupt(Q& q) {
-  if (q.drain() == 0)
-    ++q.counters().irq_spurious;
-  else
-    ++q.counters().irq_useful;
-}
+// The hooks of a queue whose interrupts are handled as B0 and that has no IRQ thread,
+// timer or polling task: irq, and the queues of coalesce and coalesce_adaptive (whose
+// difference is in what the device is told, not in the host's handling).
+struct B0Hooks {
+  // Hard IRQ: drain, and count the interrupt useful or spurious.
+  template <QueueEnv Q>
+  void on_interrupt(Q& q) {
+    if (q.drain() == 0)
+      ++q.counters().irq_spurious;
+    else
+      ++q.counters().irq_useful;
+  }
+  template <QueueEnv Q>
+  ThreadStep on_thread(Q&) { return ThreadStep::park(); }
+  template <QueueEnv Q>
+  TimerStep on_timer(Q&) { return TimerStep::stop(); }
+  template <QueueEnv Q>
+  uint32_t on_app_poll(Q&) { return 0; }
+};
 
-class IrqPolicy {
+class IrqPolicy : public B0Hooks {
  public:
   static constexpr std::string_view kName = "irq";
   static constexpr std::array<ParamSpec, 0> kParams{};
@@ -31,14 +41,6 @@ class IrqPolicy {
   explicit IrqPolicy(const ParamMap&) {}
   static std::string check(const ParamMap&, uint32_t) { return {}; }
 
-  template <QueueEnv Q>
-  void on_interrupt(Q& q) { b0_interrupt(q); }
-  template <QueueEnv Q>
-  ThreadStep on_thread(Q&) { return ThreadStep::park(); }
-  template <QueueEnv Q>
-  TimerStep on_timer(Q&) { return TimerStep::stop(); }
-  template <QueueEnv Q>
-  uint32_t on_app_poll(Q&) { return 0; }
   std::string_view mode() const { return "irq"; }
 };
 
