@@ -38,14 +38,16 @@ VfioContainer::VfioContainer() : next_iova_(kIovaBase) {
 }
 
 VfioContainer::~VfioContainer() {
-  for (auto& [iova, span] : live_) {
-    vfio_iommu_type1_dma_unmap unmap{};
-    unmap.argsz = sizeof unmap;
-    unmap.iova = span.iova;
-    unmap.size = span.size;
-    ioctl(fd_.get(), VFIO_IOMMU_UNMAP_DMA, &unmap);
-    munmap(span.host, span.size);
-  }
+  for (auto& [iova, span] : live_) unmap_and_free(span);
+}
+
+void VfioContainer::unmap_and_free(const DmaSpan& span) {
+  vfio_iommu_type1_dma_unmap unmap{};
+  unmap.argsz = sizeof unmap;
+  unmap.iova = span.iova;
+  unmap.size = span.size;
+  ioctl(fd_.get(), VFIO_IOMMU_UNMAP_DMA, &unmap);
+  munmap(span.host, span.size);
 }
 
 void VfioContainer::set_iommu_type1() {
@@ -83,12 +85,7 @@ DmaSpan VfioContainer::allocate(size_t bytes) {
 void VfioContainer::release(const DmaSpan& span) {
   std::lock_guard lock(mu_);
   if (!live_.erase(span.iova)) return;
-  vfio_iommu_type1_dma_unmap unmap{};
-  unmap.argsz = sizeof unmap;
-  unmap.iova = span.iova;
-  unmap.size = span.size;
-  ioctl(fd_.get(), VFIO_IOMMU_UNMAP_DMA, &unmap);
-  munmap(span.host, span.size);
+  unmap_and_free(span);
 }
 
 }  // namespace nvmesim::hw

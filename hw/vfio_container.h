@@ -25,6 +25,9 @@ class VfioContainer final : public DmaAllocator {
   void release(const DmaSpan& span) override;
 
  private:
+  // Removes the IOMMU mapping and frees the host memory (the caller holds mu_ or owns all).
+  void unmap_and_free(const DmaSpan& span);
+
   UniqueFd fd_;
   bool iommu_set_ = false;
   std::mutex mu_;
