@@ -397,7 +397,8 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
       return InputError{named ? "/policy/params/" + param : "/policy/params", msg};
     }
     // Fill every parameter so the resolved scenario and the results show the values used.
-    for (const auto& spec : info->params) sc.policy.params.try_emplace(std::string(spec.name), spec.default_value);
+    policy::ParamMap filled = policy::resolved_params(*info, pm);
+    sc.policy.params = std::map<std::string, int64_t>(filled.begin(), filled.end());
   }
   // Jobs.
   if (!r.has("jobs") || !r.at("jobs").is_array() || r.at("jobs").empty())
