@@ -372,7 +372,7 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
 
   s.irqs().enable(P::kUsesVector ? nq + 1 : 1);  // vector 0: admin queue
 
-  policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
+  const policy::ParamMap& params = sc.policy.params;
   json coalescing = nullptr;
   if (info.static_coalescing) {
     policy::Coalescing c = info.static_coalescing(params);
@@ -418,15 +418,15 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
   std::vector<HwQueueEnv*> envs;
   for (auto& l : lanes) envs.push_back(l.env.get());
   HwDriveEnv drive_env(ctrl, envs, s.clock());
-  std::optional<policy::CoalesceAdaptiveDrive> drive;
+  std::optional<policy::AnyDrivePolicy> drive;
   UniqueFd monitor_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   std::thread monitor;
   std::exception_ptr monitor_error;
-  if (info.per_drive) {
-    drive.emplace(params);
+  if (info.per_drive()) {
+    drive.emplace(info.make_drive(params));
     monitor = std::thread([&] {
       try {
-        monitor_loop(*drive, drive_env, monitor_stop.get());
+        std::visit([&](auto& d) { monitor_loop(d, drive_env, monitor_stop.get()); }, *drive);
       } catch (...) {
         monitor_error = std::current_exception();
         shared.abort = true;
@@ -479,7 +479,7 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
   for (auto& l : lanes) measured_end = std::min(measured_end, l.stopped_at);
   const Duration window = measured_end > measure_from ? measured_end - measure_from : Duration::zero();
   HwRunFacts facts{iodepth, depth, range, interrupted, (finished - start).count_ns(),
-                    drive ? std::string(drive->mode()) : std::string()};
+                    drive ? std::string(policy::drive_policy_mode(*drive)) : std::string()};
   write_results(loaded, o, s, drive_env, coalescing, lanes, policies, facts, window, log);
   if (!o.trace_path.empty()) write_trace(o.trace_path, lanes, drive_env.modes());
   if (interrupted) {
@@ -521,9 +521,11 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (s.irqs().count() == 0 && s.device().msix_vectors() < nq + 1) nq = std::max(1u, s.device().msix_vectors() - 1);
   if (nq < want) log << "note: " << nq << " of " << want << " queues available\n";
 
-  policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
-  if (std::string err = policy::validate_policy(sc.policy.name, params, depth); !err.empty())
-    throw std::runtime_error(err);
+  const policy::ParamMap& params = sc.policy.params;
+  // The loader validated against the scenario's depth; the controller's may be smaller.
+  if (auto err = policy::validate_policy(sc.policy.name, params, depth))
+    throw Refusal("/policy/params" + (err->param.empty() ? "" : "/" + err->param) + ": " + err->message +
+                  " (queue depth " + std::to_string(depth) + " on this controller)");
   const policy::PolicyInfo& info = *policy::find_policy(sc.policy.name);
   // Every I/O queue here has its own MSI-X vector and nothing is threaded, so queues
   // eligible only with a dedicated vector are eligible.
