@@ -146,6 +146,23 @@ def _tiny(tmp_path, **changes):
     return path
 
 
+def test_axes_of_policy_parameters_and_batches(tmp_path):
+    matrix = _tiny(tmp_path, axes=[
+        {"name": "drives", "drive_count": [1]},
+        {"name": "high", "path": "/candidate/params/inflight_high", "values": [16, 64]},
+        {"name": "batch", "values": [
+            {"label": "b1", "set": {"jobs.*.iodepth_batch_submit": 1}},
+            {"label": "b4", "set": {"jobs.*.iodepth_batch_submit": 4}}]}])
+    m = load_matrix(matrix)
+    assert len(m.cases) == 2 * 2 * 3
+    first = m.cases[0]
+    assert first.labels == {"block": "4K random", "drives": 1, "high": 16, "batch": "b1",
+                            "workload": "4K randread", "iodepth": 4}
+    assert first.scenarios["candidate"]["policy"]["params"]["inflight_high"] == 16
+    assert "inflight_high" not in first.scenarios["baseline"]["policy"]["params"]
+    assert m.cases[3].scenarios["baseline"]["jobs"][0]["iodepth_batch_submit"] == 4
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "nvmesim.ab", *map(str, args)],
                           capture_output=True, text=True, check=False)
@@ -279,11 +296,16 @@ def test_dask_local_cluster_equals_serial(serial_run, tiny, tmp_path):
 
     # Worker threads start faster than processes; test_sweep covers process workers.
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1",
-                      protocol="tcp", dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        result = ab_function(tiny, out=tmp_path, client=client, progress=False)
+                      protocol="tcp", dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            result = ab_function(tiny, out=tmp_path / "api", client=client, progress=False)
+        # The command line's --scheduler connects to the same cluster from another process.
+        done = _cli(tiny, "--scheduler", cluster.scheduler_address, "-o", tmp_path / "cli",
+                    "--no-progress")
+    assert done.returncode == 0, done.stderr
     pdt.assert_frame_equal(result.cases, serial_run.cases)
-    assert _read(tmp_path) == _read(serial_run.directory)
+    assert _read(tmp_path / "api") == _read(serial_run.directory)
+    assert _read(tmp_path / "cli") == _read(serial_run.directory)
 
 
 # -- real drives: the hw runner against a stand-in nvmesim-hw ----------------------------
