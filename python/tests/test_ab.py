@@ -3,7 +3,6 @@ resuming, the report, the hw runner's A B A B order and its results parsing."""
 
 import csv
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

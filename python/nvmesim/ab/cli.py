@@ -8,7 +8,7 @@ command again to resume), 1 any other error (a drive that cannot go on, a crash)
 import argparse
 import sys
 
-from . import ABResult, Limits, MatrixError, ab, default_out, load_matrix  # noqa: F401
+from . import Limits, MatrixError, ab, load_matrix
 from .matrix import ARMS
 
 PROG = "nvmesim ab"
