@@ -32,7 +32,7 @@ class MatrixError(ValueError):
         super().__init__(path, message)
 
     def __str__(self):
-        return f"{self.path or '/'}: {self.message}"
+        return f"{self.path}: {self.message}" if self.path else self.message
 
     def __reduce__(self):
         return (type(self), (self.path, self.message))
