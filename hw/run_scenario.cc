@@ -511,8 +511,14 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (job.bs > s.info().max_transfer_bytes())
     throw std::runtime_error("bs " + std::to_string(job.bs) + " exceeds the controller's maximum transfer of " +
                              std::to_string(s.info().max_transfer_bytes()) + " bytes");
-  if (o.allow_write && o.allow_write->first + o.allow_write->count > ns.size_blocks)
-    throw Refusal("--allow-write range ends past the namespace (" + std::to_string(ns.size_blocks) + " blocks)");
+  if (o.allow_write && !range_within(*o.allow_write, ns.size_blocks))
+    throw Refusal("--allow-write range " + std::to_string(o.allow_write->first) + ":" +
+                  std::to_string(o.allow_write->count) + " ends past the namespace (" +
+                  std::to_string(ns.size_blocks) + " blocks)");
+  // Vector 0 is the admin queue's; "vectors - 1" below must not wrap.
+  if (s.device().msix_vectors() == 0)
+    throw Refusal("refusing " + o.bdf + ": it reports 0 MSI-X vectors (VFIO_DEVICE_GET_IRQ_INFO); the runner needs "
+                  "one for the admin queue and one per interrupt-driven I/O queue");
   uint32_t depth = std::min<uint32_t>(sc.queue_depth, s.ctrl().cap().mqes());
 
   uint32_t want = job.numjobs;
