@@ -41,7 +41,7 @@ fs::path saved_driver_file(const std::string& bdf) { return fs::path(state_dir()
 std::string describe(const std::string& driver) { return driver.empty() ? "no driver" : driver; }
 
 // Checks, then binds to vfio-pci with rollback; returns the driver it had. The state
-// file records that driver for `unbind`.
+// file records that driver for `unbind`. Throws (after the rollback) when it did not bind.
 std::string take_for_vfio(const std::string& bdf) {
   const std::string driver = current_driver(bdf);
   const std::string cls = pci_class(bdf);
@@ -107,18 +107,18 @@ std::string unbind_vfio(const std::string& bdf) {
 }
 
 TemporaryVfioBinding::TemporaryVfioBinding(const std::string& bdf, std::ostream& log) : bdf_(bdf), log_(log) {
-  if (current_driver(bdf) == "vfio-pci") {
+  driver_ = current_driver(bdf);
+  if (driver_ == "vfio-pci") {
     log_ << "note: " << bdf << " is already on vfio-pci: used as it is and left bound\n";
     return;
   }
-  driver_ = take_for_vfio(bdf);
-  restore_ = std::make_unique<PreparedRestore>(vfio_restore_writes(bdf, driver_));
-  try {
-    guardian_ = std::make_unique<RestoreGuardian>(*restore_);
-  } catch (...) {
-    restore_->fire();
-    throw;
-  }
+  // The restore and its guardian exist before the bind, so no moment after the bind is
+  // uncovered. A bind that is refused or rolled back dismisses the guardian unused.
+  auto restore = std::make_unique<PreparedRestore>(vfio_restore_writes(bdf, driver_));
+  auto guardian = std::make_unique<RestoreGuardian>(*restore);
+  take_for_vfio(bdf);
+  restore_ = std::move(restore);
+  guardian_ = std::move(guardian);
   arm_fatal_signal_restore(restore_.get(), guardian_->done_fd());
   log_ << "bound " << bdf << " to vfio-pci for this command (was: " << describe(driver_)
        << "); it goes back on exit\n"
