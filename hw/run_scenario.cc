@@ -22,6 +22,7 @@
 #include "hw/drive_session.h"
 #include "hw/hw_queue_env.h"
 #include "hw/io_buffers.h"
+#include "hw/io_queue_count.h"
 #include "hw/io_pattern.h"
 #include "hw/hw_drive_env.h"
 #include "hw/queue_runner.h"
@@ -515,16 +516,12 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
     throw Refusal("--allow-write range " + std::to_string(o.allow_write->first) + ":" +
                   std::to_string(o.allow_write->count) + " ends past the namespace (" +
                   std::to_string(ns.size_blocks) + " blocks)");
-  // Vector 0 is the admin queue's; "vectors - 1" below must not wrap.
-  if (s.device().msix_vectors() == 0)
-    throw Refusal("refusing " + o.bdf + ": it reports 0 MSI-X vectors (VFIO_DEVICE_GET_IRQ_INFO); the runner needs "
-                  "one for the admin queue and one per interrupt-driven I/O queue");
+
   uint32_t depth = std::min<uint32_t>(sc.queue_depth, s.ctrl().cap().mqes());
 
   uint32_t want = job.numjobs;
   uint32_t granted = s.ctrl().set_queue_count(want);
-  uint32_t nq = std::min(want, granted);
-  if (s.irqs().count() == 0 && s.device().msix_vectors() < nq + 1) nq = std::max(1u, s.device().msix_vectors() - 1);
+  uint32_t nq = io_queue_count(o.bdf.c_str(), want, granted, s.device().msix_vectors());
   if (nq < want) log << "note: " << nq << " of " << want << " queues available\n";
 
   policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
