@@ -22,6 +22,7 @@
 #include "hw/drive_session.h"
 #include "hw/hw_queue_env.h"
 #include "hw/io_buffers.h"
+#include "hw/io_queue_count.h"
 #include "hw/io_pattern.h"
 #include "hw/hw_drive_env.h"
 #include "hw/queue_runner.h"
@@ -495,14 +496,16 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (job.bs > s.info().max_transfer_bytes())
     throw std::runtime_error("bs " + std::to_string(job.bs) + " exceeds the controller's maximum transfer of " +
                              std::to_string(s.info().max_transfer_bytes()) + " bytes");
-  if (o.allow_write && o.allow_write->first + o.allow_write->count > ns.size_blocks)
-    throw Refusal("--allow-write range ends past the namespace (" + std::to_string(ns.size_blocks) + " blocks)");
+  if (o.allow_write && !range_within(*o.allow_write, ns.size_blocks))
+    throw Refusal("--allow-write range " + std::to_string(o.allow_write->first) + ":" +
+                  std::to_string(o.allow_write->count) + " ends past the namespace (" +
+                  std::to_string(ns.size_blocks) + " blocks)");
+
   uint32_t depth = std::min<uint32_t>(sc.queue_depth, s.ctrl().cap().mqes());
 
   uint32_t want = job.numjobs;
   uint32_t granted = s.ctrl().set_queue_count(want);
-  uint32_t nq = std::min(want, granted);
-  if (s.irqs().count() == 0 && s.device().msix_vectors() < nq + 1) nq = std::max(1u, s.device().msix_vectors() - 1);
+  uint32_t nq = io_queue_count(o.bdf.c_str(), want, granted, s.device().msix_vectors());
   if (nq < want) log << "note: " << nq << " of " << want << " queues available\n";
 
   const policy::ParamMap& params = sc.policy.params;
