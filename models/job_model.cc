@@ -139,7 +139,7 @@ Duration JobModel::begin(Job& j) {
     // One pass of the IOPOLL loop over the job's queues, inside io_uring_enter.
     j.seg = Job::Segment::poll;
     if (!in_syscall) cost += j.costs.syscall;
-    for (uint32_t gq : j.queues) cost += m_.host->app_poll(*(*m_.queues)[gq]);
+    for (uint32_t gq : j.queues) cost += m_.interrupts->app_poll(*(*m_.queues)[gq]);
     return cost;
   }
   j.seg = Job::Segment::block;

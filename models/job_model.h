@@ -36,7 +36,7 @@ class JobModel {
     std::vector<HostDrive>* drives;
     std::vector<Job>* jobs;
     std::vector<Request>* requests;
-    HostInterrupts* host;
+    HostInterrupts* interrupts;  // for its polling pass
     CompletionDelivery* delivery;
     RunObserver* observer;
   };

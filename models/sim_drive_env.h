@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "models/host_interrupts.h"
+#include "models/host_kernel.h"
 #include "policies/api/queue_env.h"
 #include "sim/time.h"
 
@@ -14,7 +14,7 @@ namespace nvmesim {
 
 class SimDriveEnv {
  public:
-  SimDriveEnv(HostInterrupts& host, uint32_t drive) : host_(&host), drive_(drive) {}
+  SimDriveEnv(HostKernel& host, uint32_t drive) : host_(&host), drive_(drive) {}
 
   Time now() const { return host_->now(); }
   uint64_t completions_total() const;
@@ -27,7 +27,7 @@ class SimDriveEnv {
   Duration cost() const { return cost_; }
 
  private:
-  HostInterrupts* host_;
+  HostKernel* host_;
   uint32_t drive_;
   Duration cost_;
 };

@@ -1,6 +1,6 @@
 // The simulator's implementation of the policy API's QueueEnv: a policy hook's view of
 // one queue pair while it runs in one context on one core. Each operation is done by the
-// host model (the CQ reaper, the interrupt model) and its CPU cost, from the host
+// host model (the CQ reaper, the kernel services) and its CPU cost, from the host
 // profile, is added to the running segment.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "models/cq_reaper.h"
-#include "models/host_interrupts.h"
+#include "models/host_kernel.h"
 #include "models/host_queue.h"
 #include "policies/api/queue_env.h"
 #include "sim/context.h"
@@ -21,7 +21,7 @@ class SimQueueEnv {
  public:
   // `offset`: CPU time the context spends before the hook runs (e.g. interrupt entry),
   // so that a drain knows how far into the segment it is.
-  SimQueueEnv(HostInterrupts& host, HostQueue& q, Context context, Duration offset = Duration::zero())
+  SimQueueEnv(HostKernel& host, HostQueue& q, Context context, Duration offset = Duration::zero())
       : host_(&host), q_(&q), ctx_(context), offset_(offset) {}
 
   Time now() const { return host_->now(); }
@@ -51,7 +51,7 @@ class SimQueueEnv {
   void add_cost(Duration d) { cost_ += d; }
 
  private:
-  HostInterrupts* host_;
+  HostKernel* host_;
   HostQueue* q_;
   Context ctx_;
   Duration offset_;

@@ -13,8 +13,8 @@ System::System(const Scenario& scenario)
       observer_({&sc_, &cores_, &devices_, &queues_, &jobs_, &requests_, &softirqs_}),
       delivery_(sc_.host, jobs_, requests_, cores_),
       reaper_(sc_.host, devices_, drives_, delivery_, observer_),
-      interrupts_({&eq_, &sc_, &topology_, &cores_, &devices_, &queues_, &drives_, &softirqs_, &delivery_, &reaper_,
-                   &observer_}),
+      kernel_({&eq_, &sc_, &topology_, &cores_, &devices_, &queues_, &drives_, &softirqs_, &reaper_, &observer_}),
+      interrupts_(kernel_, delivery_),
       job_model_({&eq_, &sc_, &cores_, &devices_, &queues_, &drives_, &jobs_, &requests_, &interrupts_, &delivery_,
                   &observer_}) {
   build();
@@ -45,7 +45,7 @@ void System::build() {
 // One drive: its device, its queue pairs as the topology places them, its drive policy.
 void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const policy::ParamMap& params) {
   const DeviceProfile& prof = sc_.drives[d].profile;
-  devices_.push_back(std::make_unique<Device>(eq_, prof, d, sc_.seed, interrupts_.msix_sink(), requests_));
+  devices_.push_back(std::make_unique<Device>(eq_, prof, d, sc_.seed, kernel_.msix_sink(), requests_));
   const uint32_t depth = std::min(sc_.queue_depth, prof.max_queue_depth);
   for (uint32_t gq : topology_.drive_queues(d)) {
     const Topology::Queue& tq = topology_.queue(gq);
@@ -78,7 +78,7 @@ void System::run(const std::function<void(double)>& progress) {
   const Time window_end = window_start + sc_.duration;
   observer_.set_window(window_start, window_end);
   job_model_.start();
-  interrupts_.start();
+  kernel_.start_monitors();
   if (sc_.warmup == Duration::zero()) observer_.start_window();
   else eq_.schedule(window_start, &System::on_window_start, this, 0);
 

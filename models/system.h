@@ -2,9 +2,9 @@
 // queue that drives them. Owns everything it uses (no globals), so any number of
 // Systems run side by side in one process. The behaviour lives in the models it wires
 // together -- the topology (where work runs), the job model (the application), the host
-// interrupt model (the kernel's completion path), the CQ reaper and completion delivery,
-// and the run observer (window, traces); the System builds the machine, runs it, and
-// switches each core's segments to the model that owns the running task.
+// interrupt contexts and the kernel services under them, the CQ reaper and completion
+// delivery, and the run observer (window, traces); the System builds the machine, runs
+// it, and switches each core's segments to the model that owns the running task.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include "models/device.h"
 #include "models/host_drive.h"
 #include "models/host_interrupts.h"
+#include "models/host_kernel.h"
 #include "models/host_queue.h"
 #include "models/job.h"
 #include "models/job_model.h"
@@ -89,6 +90,7 @@ class System {
   RunObserver observer_;
   CompletionDelivery delivery_;
   CqReaper reaper_;
+  HostKernel kernel_;
   HostInterrupts interrupts_;
   JobModel job_model_;
 };

@@ -16,7 +16,7 @@ namespace nvmesim {
 
 // What decides which queues a policy may run on (policies.md, "Eligibility").
 struct VectorShape {
-  uint32_t msix_vectors = 1;         // vectors the I/O queues' interrupts use
+  uint32_t msix_vectors = 1;         // the controller's vectors in use, the admin queue's included
   bool threaded_interrupts = false;  // the host runs queue interrupts in threads
 };
 
