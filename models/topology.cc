@@ -47,6 +47,7 @@ Topology::Topology(uint32_t cores, std::span<const DriveShape> drives, std::span
       j.spec = s;
       j.clone = i;
       j.core = js.cpus_allowed.empty() ? next_core++ % cores : js.cpus_allowed[i % js.cpus_allowed.size()];
+      assert(j.core < cores && "cpus_allowed names only the host's cores");
       for (uint32_t d : js.drives) j.queues.push_back(core_queue_[d][j.core]);
       jobs_.push_back(std::move(j));
     }
