@@ -3,14 +3,14 @@
 namespace nvmesim {
 
 void Core::push_back(Task& t) {
-  Fifo& f = rq_[static_cast<int>(t.level)];
+  Fifo& f = rq_[index(t.context)];
   t.next = nullptr;
   if (f.tail) f.tail->next = &t; else f.head = &t;
   f.tail = &t;
 }
 
 void Core::push_front(Task& t) {
-  Fifo& f = rq_[static_cast<int>(t.level)];
+  Fifo& f = rq_[index(t.context)];
   t.next = f.head;
   f.head = &t;
   if (!f.tail) f.tail = &t;
@@ -25,16 +25,16 @@ void Core::make_runnable(Task& t) {
     check_preempt_ = true;
     return;
   }
-  preempt_for(t.level);
+  preempt_for(t.context);
   if (!running_ && !in_end_) dispatch();
 }
 
-void Core::preempt_for(Level level) {
-  if (running_ && level < running_->level) {
+void Core::preempt_for(Context context) {
+  if (running_ && preempts(context, running_->context)) {
     // Preempt: the running segment keeps what it has left and goes first in its level.
     Time now = eq_->now();
-    busy_[static_cast<int>(running_->level)] += now - seg_start_;
-    if (owner_.ran) owner_.ran(owner_.self, *running_, seg_start_, now);
+    busy_[index(running_->context)] += now - seg_start_;
+    if (owner_.ran) owner_.ran(owner_.tracer, *running_, seg_start_, now);
     running_->remaining = seg_end_ - now;
     running_->preempted = true;
     push_front(*running_);
@@ -66,9 +66,9 @@ void Core::dispatch() {
     eq_->schedule(seg_end_, &Core::on_segment_end, this, ++gen_);
     if (check_preempt_) {
       check_preempt_ = false;
-      for (int l = 0; l < static_cast<int>(t->level); ++l) {
+      for (int l = 0; l < index(t->context); ++l) {
         if (rq_[l].head) {
-          preempt_for(static_cast<Level>(l));
+          preempt_for(static_cast<Context>(l));
           dispatch();
           break;
         }
@@ -82,8 +82,8 @@ void Core::on_segment_end(void* self, uint64_t gen) {
   auto* c = static_cast<Core*>(self);
   if (gen != c->gen_ || !c->running_) return;  // preempted meanwhile
   Task* t = c->running_;
-  c->busy_[static_cast<int>(t->level)] += c->eq_->now() - c->seg_start_;
-  if (c->owner_.ran) c->owner_.ran(c->owner_.self, *t, c->seg_start_, c->eq_->now());
+  c->busy_[index(t->context)] += c->eq_->now() - c->seg_start_;
+  if (c->owner_.ran) c->owner_.ran(c->owner_.tracer, *t, c->seg_start_, c->eq_->now());
   c->running_ = nullptr;
   ++c->gen_;
   // Tasks woken by this segment's effects are queued, not dispatched, until it is done,
@@ -98,8 +98,8 @@ void Core::on_segment_end(void* self, uint64_t gen) {
 void Core::flush_accounting() {
   if (!running_) return;
   Time now = eq_->now();
-  busy_[static_cast<int>(running_->level)] += now - seg_start_;
-  if (owner_.ran) owner_.ran(owner_.self, *running_, seg_start_, now);
+  busy_[index(running_->context)] += now - seg_start_;
+  if (owner_.ran) owner_.ran(owner_.tracer, *running_, seg_start_, now);
   seg_start_ = now;
 }
 

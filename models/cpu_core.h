@@ -9,28 +9,24 @@
 #include <cassert>
 #include <cstdint>
 
+#include "sim/context.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
 
 namespace nvmesim {
 
-enum class Level : uint8_t { hardirq = 0, softirq = 1, irq_thread = 2, app = 3 };
-constexpr int kLevels = 4;
-
-enum class TaskKind : uint8_t { app, hardirq, softirq, irq_thread };
-
+// A schedulable entity: its context is both its priority level and what it is (a job's
+// thread, a queue's hard IRQ or IRQ thread, a core's softirq).
 struct Task {
-  static Task make(Level level, TaskKind kind, uint32_t index, uint32_t core) {
+  static Task make(Context context, uint32_t index, uint32_t core) {
     Task t;
-    t.level = level;
-    t.kind = kind;
+    t.context = context;
     t.index = index;
     t.core = core;
     return t;
   }
-  Level level = Level::app;
-  TaskKind kind = TaskKind::app;
-  uint32_t index = 0;  // job, vector or core index, by kind
+  Context context = Context::app;
+  uint32_t index = 0;  // job, queue or core index, by context
   uint32_t core = 0;
   bool queued = false;     // in a run queue or running
   bool preempted = false;  // resumes with `remaining`
@@ -45,7 +41,8 @@ struct CoreOwner {
   Duration (*begin)(void* self, Task& t) = nullptr;  // cost of the segment starting now
   bool (*end)(void* self, Task& t) = nullptr;         // true: task stays runnable
   // Optional: told every interval a task actually ran (for traces). Null when not tracing.
-  void (*ran)(void* self, const Task& t, Time start, Time end) = nullptr;
+  void* tracer = nullptr;
+  void (*ran)(void* tracer, const Task& t, Time start, Time end) = nullptr;
 };
 
 class Core {
@@ -59,8 +56,11 @@ class Core {
   void make_runnable(Task& t);
   // Adds the running segment's time up to now to its level (at window boundaries).
   void flush_accounting();
-  Duration busy(Level l) const { return busy_[static_cast<int>(l)]; }
-  void set_tracer(void (*ran)(void*, const Task&, Time, Time)) { owner_.ran = ran; }
+  Duration busy(Context c) const { return busy_[index(c)]; }
+  void set_tracer(void* tracer, void (*ran)(void*, const Task&, Time, Time)) {
+    owner_.tracer = tracer;
+    owner_.ran = ran;
+  }
   void reset_accounting() { busy_ = {}; }
 
  private:
@@ -72,12 +72,12 @@ class Core {
   void push_back(Task& t);
   void push_front(Task& t);
   void dispatch();
-  void preempt_for(Level level);
+  void preempt_for(Context context);
 
   sim::EventQueue* eq_;
   CoreOwner owner_;
   uint32_t id_;
-  std::array<Fifo, kLevels> rq_{};
+  std::array<Fifo, kContexts> rq_{};
   Task* running_ = nullptr;
   Time seg_start_;
   Time seg_end_;
@@ -85,7 +85,7 @@ class Core {
   bool in_end_ = false;
   bool in_begin_ = false;
   bool check_preempt_ = false;
-  std::array<Duration, kLevels> busy_{};
+  std::array<Duration, kContexts> busy_{};
 };
 
 }  // namespace nvmesim

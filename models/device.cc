@@ -176,23 +176,23 @@ void Device::signal(uint32_t vector) {
       ++stats_.coalesced;
       if (v.aggregated == 1)
         eq_->schedule_in(Duration::us(100) * coal_time_, &Device::on_coalesce_timer, this,
-                         (++v.timer_gen << 32) | vector);
+                         v.coalesce_timer.arm(vector).pack());
       return;
     }
     v.aggregated = 0;
-    ++v.timer_gen;
+    v.coalesce_timer.cancel();
   }
   send(vector);
 }
 
 void Device::on_coalesce_timer(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
-  auto vector = static_cast<uint32_t>(arg & 0xffffffffu);
-  VectorState& v = d->vectors_[vector];
-  if ((arg >> 32) != (v.timer_gen & 0xffffffffu) || v.aggregated == 0) return;
+  const sim::TimerToken token = sim::TimerToken::unpack(arg);
+  VectorState& v = d->vectors_[token.owner];
+  if (!v.coalesce_timer.current(token) || v.aggregated == 0) return;
   v.aggregated = 0;
-  ++v.timer_gen;
-  d->send(vector);
+  v.coalesce_timer.cancel();
+  d->send(token.owner);
 }
 
 void Device::send(uint32_t vector) {
@@ -240,7 +240,7 @@ void Device::on_admin_done(void* self, uint64_t arg) {
       for (uint32_t v = 0; v < d->vectors_.size(); ++v) {
         if (d->vectors_[v].aggregated) {
           d->vectors_[v].aggregated = 0;
-          ++d->vectors_[v].timer_gen;
+          d->vectors_[v].coalesce_timer.cancel();
           d->send(v);
         }
       }

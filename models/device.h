@@ -16,6 +16,7 @@
 #include "models/service_time.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
+#include "sim/timer_token.h"
 
 namespace nvmesim {
 
@@ -107,7 +108,7 @@ class Device {
     bool coalescing_disabled = false;  // Feature 09h CD
     bool interrupts_enabled = true;    // IEN of the CQ(s) using it
     uint32_t aggregated = 0;
-    uint64_t timer_gen = 0;
+    sim::TimerGeneration coalesce_timer;
   };
 
   static void on_doorbell_seen(void* self, uint64_t arg);

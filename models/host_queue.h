@@ -15,6 +15,7 @@
 #include "policies/registry.h"
 #include "sim/rng.h"
 #include "sim/time.h"
+#include "sim/timer_token.h"
 
 namespace nvmesim {
 
@@ -24,6 +25,8 @@ struct ModeChange {
   std::string to;
   std::string reason;
 };
+// Per queue or drive; beyond it mode changes are counted, not kept.
+constexpr std::size_t kModeTimelineCap = 100000;
 
 struct HostQueue {
   HostQueue(uint32_t depth, policy::AnyQueuePolicy p) : mem(depth), policy(std::move(p)) {
@@ -46,6 +49,7 @@ struct HostQueue {
   bool irq_hw_masked = false;  // lazily masked in the MSI-X table by the flow handler
   bool irq_replay = false;     // an interrupt arrived while disabled: resend on enable
   bool apic_pending = false;   // another message arrived while this one was in service
+  uint64_t lazy_masked = 0;    // interrupts that found the vector disabled (held for replay)
 
   Task hardirq;
   Task thread;
@@ -55,8 +59,8 @@ struct HostQueue {
   Duration thread_busy_wait;   // fsleep <= 10 us: udelay before the next iteration
   policy::ThreadStep thread_step;
   bool thread_step_is_wait = false;
-  uint64_t timer_gen = 0;
-  uint64_t thread_sleep_gen = 0;
+  sim::TimerGeneration timer;        // the policy's hrtimer (arm_timer / cancel_timer)
+  sim::TimerGeneration thread_sleep;  // the IRQ thread's usleep_range wake-up
   sim::Rng rng{0, 0};
 
   policy::AnyQueuePolicy policy;

@@ -6,29 +6,28 @@
 #include <string>
 #include <string_view>
 
+#include "models/host_kernel.h"
 #include "policies/api/queue_env.h"
 #include "sim/time.h"
 
 namespace nvmesim {
 
-class System;
-
 class SimDriveEnv {
  public:
-  SimDriveEnv(System& sys, uint32_t drive) : sys_(&sys), drive_(drive) {}
+  SimDriveEnv(HostKernel& host, uint32_t drive) : host_(&host), drive_(drive) {}
 
-  Time now() const;
+  Time now() const { return host_->now(); }
   uint64_t completions_total() const;
-  uint64_t inflight_total() const;
+  uint64_t inflight_total() const { return static_cast<uint64_t>(host_->drive(drive_).inflight); }
   double inflight_integral() const;
-  uint32_t io_queue_count() const;
+  uint32_t io_queue_count() const { return static_cast<uint32_t>(host_->topology().drive_queues(drive_).size()); }
   void set_coalescing(uint32_t thr, uint32_t time_100us);
   void mode_change(std::string_view from, std::string_view to, std::string reason);
 
   Duration cost() const { return cost_; }
 
  private:
-  System* sys_;
+  HostKernel* host_;
   uint32_t drive_;
   Duration cost_;
 };

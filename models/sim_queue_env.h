@@ -1,40 +1,49 @@
 // The simulator's implementation of the policy API's QueueEnv: a policy hook's view of
-// one queue pair while it runs in one context on one core. Each operation does what it
-// does to the model and adds its cost, from the host profile, to the running segment.
+// one queue pair while it runs in one context on one core. Each operation is done by the
+// host model (the CQ reaper, the kernel services) and its CPU cost, from the host
+// profile, is added to the running segment.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "models/cpu_core.h"
+#include "models/cq_reaper.h"
+#include "models/host_kernel.h"
 #include "models/host_queue.h"
 #include "policies/api/queue_env.h"
+#include "sim/context.h"
 #include "sim/time.h"
 
 namespace nvmesim {
-
-class System;
 
 class SimQueueEnv {
  public:
   // `offset`: CPU time the context spends before the hook runs (e.g. interrupt entry),
   // so that a drain knows how far into the segment it is.
-  SimQueueEnv(System& sys, HostQueue& q, Level context, Duration offset = Duration::zero())
-      : sys_(&sys), q_(&q), ctx_(context), offset_(offset) {}
+  SimQueueEnv(HostKernel& host, HostQueue& q, Context context, Duration offset = Duration::zero())
+      : host_(&host), q_(&q), ctx_(context), offset_(offset) {}
 
-  Time now() const;
+  Time now() const { return host_->now(); }
   uint32_t inflight() const { return nvme::driver_inflight(q_->sq, q_->cq); }
   uint32_t depth() const { return q_->sq.depth; }
-  bool cqe_pending() const { return q_->mem.cq[q_->cq.head].phase == q_->cq.phase; }
+  bool cqe_pending() const { return CqReaper::cqe_pending(*q_); }
   uint32_t drain() { return drain_budget(UINT32_MAX); }
-  uint32_t drain_budget(uint32_t budget);
-  bool poll_check();
-  void mask_vector();
-  void unmask_vector();
-  void wake_thread();
-  void arm_timer(Duration d);
-  void cancel_timer() { ++q_->timer_gen; }
+  uint32_t drain_budget(uint32_t budget) {
+    Time t = now();
+    CqReaper::Reaped r = host_->reaper().reap(*q_, ctx_, t, t + offset_ + cost_, budget);
+    cost_ += r.cost;
+    return r.count;
+  }
+  bool poll_check() {
+    cost_ += host_->host().poll_empty_check;
+    return cqe_pending();
+  }
+  void mask_vector() { cost_ += host_->mask_vector(*q_); }
+  void unmask_vector() { cost_ += host_->unmask_vector(*q_); }
+  void wake_thread() { cost_ += host_->wake_thread(*q_); }
+  void arm_timer(Duration d) { cost_ += host_->arm_timer(*q_, d); }
+  void cancel_timer() { host_->cancel_timer(*q_); }
   policy::QueueCounters& counters() { return q_->counters; }
   void mode_change(std::string_view from, std::string_view to, std::string reason);
 
@@ -42,9 +51,9 @@ class SimQueueEnv {
   void add_cost(Duration d) { cost_ += d; }
 
  private:
-  System* sys_;
+  HostKernel* host_;
   HostQueue* q_;
-  Level ctx_;
+  Context ctx_;
   Duration offset_;
   Duration cost_;
 };

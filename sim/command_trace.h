@@ -9,29 +9,21 @@
 #include <string>
 #include <string_view>
 
+#include "sim/context.h"
 #include "sim/time.h"
 
 namespace nvmesim::trace {
 
 enum class Op : uint8_t { read, write, flush };
-// The context whose drain consumed a CQE: hard IRQ, IRQ thread, timer/softirq
-// (hrtimer or irq_poll), or the submitting task polling its CQ.
-enum class Context : uint8_t { irq, thread, timer, app };
+// The context whose drain consumed a CQE (hard IRQ, IRQ thread, timer/softirq, or the
+// submitting task polling its CQ) is the one execution-context enum of sim/context.h.
+using Context = nvmesim::Context;
 
 constexpr std::string_view name(Op op) {
   switch (op) {
     case Op::read: return "read";
     case Op::write: return "write";
     case Op::flush: return "flush";
-  }
-  return "?";
-}
-constexpr std::string_view name(Context c) {
-  switch (c) {
-    case Context::irq: return "irq";
-    case Context::thread: return "thread";
-    case Context::timer: return "timer";
-    case Context::app: return "app";
   }
   return "?";
 }
@@ -82,7 +74,7 @@ class CommandTraceWriter {
     if (r.cqe_posted) out_ << r.cqe_posted->ns();
     out_ << ',' << r.cqe_seen.ns() << ',';
     if (r.irq) out_ << r.irq->ns();
-    out_ << ',' << name(r.completed_by) << ',' << r.status << ",,,,\n";
+    out_ << ',' << trace_name(r.completed_by) << ',' << r.status << ",,,,\n";
   }
 
   void write(const IrqRecord& r) {

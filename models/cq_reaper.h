@@ -1,0 +1,46 @@
+// The one CQ reaper of the simulated driver (nvme_poll_cq): every context that drains a
+// completion queue -- hard IRQ, softirq, IRQ thread, the polling application -- drains
+// it here, and policies only decide when. The loop goes on while it finds CQEs, including
+// those the device posts while the loop runs: at each step it asks the device whether
+// the next CQE is posted by the time the loop gets there.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/completion_delivery.h"
+#include "models/device.h"
+#include "models/host_drive.h"
+#include "models/host_queue.h"
+#include "models/profiles.h"
+#include "models/run_observer.h"
+#include "sim/context.h"
+#include "sim/time.h"
+
+namespace nvmesim {
+
+class CqReaper {
+ public:
+  CqReaper(const HostProfile& host, std::vector<std::unique_ptr<Device>>& devices, std::vector<HostDrive>& drives,
+           const CompletionDelivery& delivery, RunObserver& observer)
+      : host_(&host), devices_(&devices), drives_(&drives), delivery_(&delivery), obs_(&observer) {}
+
+  struct Reaped {
+    uint32_t count = 0;
+    Duration cost;  // per CQE, the CQ head doorbell and the hand-off to the jobs
+  };
+  static bool cqe_pending(const HostQueue& q) { return q.mem.cq[q.cq.head].phase == q.cq.phase; }
+  // Drains up to `budget` CQEs of `q` in context `ctx`, in a segment that started at
+  // `now` and reaches the CQ at `at`.
+  Reaped reap(HostQueue& q, Context ctx, Time now, Time at, uint32_t budget);
+
+ private:
+  const HostProfile* host_;
+  std::vector<std::unique_ptr<Device>>* devices_;
+  std::vector<HostDrive>* drives_;
+  const CompletionDelivery* delivery_;
+  RunObserver* obs_;
+};
+
+}  // namespace nvmesim

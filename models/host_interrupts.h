@@ -1,0 +1,38 @@
+// The host's interrupt-side contexts on the simulated queues, each one CPU segment at a
+// time: the hard IRQ (with the kernel's lazy disable: mask and hold for replay), softirq
+// processing (a queue policy's on_timer, irq_poll; a drive policy's monitor), the IRQ
+// thread's loop with its sleeps, and the application's polling pass. Each runs the
+// queue's policy through a SimQueueEnv; the kernel services it uses are HostKernel's.
+#pragma once
+
+#include <cstdint>
+
+#include "models/completion_delivery.h"
+#include "models/host_kernel.h"
+#include "models/host_queue.h"
+#include "sim/time.h"
+
+namespace nvmesim {
+
+class HostInterrupts {
+ public:
+  HostInterrupts(HostKernel& kernel, CompletionDelivery& delivery) : kernel_(&kernel), delivery_(&delivery) {}
+
+  // One segment of each context: its cost as it begins, and whether the task stays
+  // runnable when it ends.
+  Duration begin_hardirq(HostQueue& q);
+  bool end_hardirq(HostQueue& q);
+  Duration begin_softirq(uint32_t core);
+  bool end_softirq(uint32_t core);
+  Duration begin_thread(HostQueue& q);
+  bool end_thread(HostQueue& q);
+  // One pass of the application's polling (io_uring IOPOLL) over a queue, inside the
+  // app's segment: its cost. Completions are handed over when that segment ends.
+  Duration app_poll(HostQueue& q);
+
+ private:
+  HostKernel* kernel_;
+  CompletionDelivery* delivery_;
+};
+
+}  // namespace nvmesim

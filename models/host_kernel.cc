@@ -1,0 +1,112 @@
+#include "models/host_kernel.h"
+
+namespace nvmesim {
+
+void HostKernel::start_monitors() {
+  for (uint32_t d = 0; d < m_.drives->size(); ++d)
+    if ((*m_.drives)[d].policy) m_.eq->schedule(Time::zero(), &HostKernel::on_monitor, this, d);
+}
+
+void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
+  m_.eq->schedule_in(after, &HostKernel::on_monitor, this, drive);
+}
+
+// ---- MSI-X messages ----------------------------------------------------------------------
+
+void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
+  auto* k = static_cast<HostKernel*>(self);
+  const HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
+  k->deliver_irq(q, k->m_.scenario->drives[drive].profile.msix_delivery);
+}
+
+void HostKernel::deliver_irq(const HostQueue& q, Duration after) {
+  m_.eq->schedule_in(after, &HostKernel::on_irq_arrival, this, q.index);
+}
+
+void HostKernel::on_irq_arrival(void* self, uint64_t gq) {
+  auto* k = static_cast<HostKernel*>(self);
+  HostQueue& q = k->queue(static_cast<uint32_t>(gq));
+  Core& core = k->core(q.core);
+  if (core.running() == &q.hardirq) {
+    q.apic_pending = true;  // latched in the local APIC, runs again after EOI
+  } else if (!q.hardirq.queued) {
+    core.make_runnable(q.hardirq);
+  }  // else already waiting to run: the two messages merge
+}
+
+// ---- the vector, the thread and the timer, as a policy's env drives them ------------------
+
+Duration HostKernel::mask_vector(HostQueue& q) {
+  ++q.counters.masks;
+  q.irq_disabled = true;  // lazy: the MSI-X entry is masked only if an interrupt comes
+  return host().irq_disable;
+}
+
+Duration HostKernel::unmask_vector(HostQueue& q) {
+  ++q.counters.unmasks;
+  q.irq_disabled = false;
+  if (q.irq_replay) {
+    // The interrupt caught while disabled is resent (check_irq_resend).
+    q.irq_replay = false;
+    deliver_irq(q, m_.scenario->drives[q.drive].profile.msix_delivery);
+  }
+  if (q.irq_hw_masked) {
+    q.irq_hw_masked = false;
+    device(q.drive).set_vector_masked(q.qid, false);  // sends if the pending bit is set
+  }
+  return host().irq_enable;
+}
+
+Duration HostKernel::wake_thread(HostQueue& q) {
+  ++q.counters.thread_wakeups;
+  if (q.thread_parking) {
+    q.thread_rewake = true;  // a wake-up between the decision to park and the switch-out
+  } else if (q.thread_parked) {
+    q.thread_parked = false;
+    q.thread.woken = true;
+    core(q.core).make_runnable(q.thread);
+  }  // else running or in fsleep: nothing to wake
+  return host().wakeup;
+}
+
+Duration HostKernel::arm_timer(HostQueue& q, Duration d) {
+  m_.eq->schedule_in(max(d, Duration::zero()), &HostKernel::on_timer, this, q.timer.arm(q.index).pack());
+  return host().hrtimer_arm;
+}
+
+void HostKernel::sleep_thread(HostQueue& q, Duration after) {
+  m_.eq->schedule_in(after, &HostKernel::on_thread_wake, this, q.thread_sleep.arm(q.index).pack());
+}
+
+void HostKernel::on_thread_wake(void* self, uint64_t arg) {
+  auto* k = static_cast<HostKernel*>(self);
+  const sim::TimerToken token = sim::TimerToken::unpack(arg);
+  HostQueue& q = k->queue(token.owner);
+  if (!q.thread_sleep.current(token)) return;
+  q.thread.woken = true;
+  k->core(q.core).make_runnable(q.thread);
+}
+
+// ---- softirq work: expired policy timers and drive monitors --------------------------------
+
+void HostKernel::raise_softirq(uint32_t c, SoftirqItem item) {
+  CoreSoftirq& s = softirq(c);
+  s.work.push_back(item);
+  core(c).make_runnable(s.task);
+}
+
+void HostKernel::on_timer(void* self, uint64_t arg) {
+  auto* k = static_cast<HostKernel*>(self);
+  const sim::TimerToken token = sim::TimerToken::unpack(arg);
+  HostQueue& q = k->queue(token.owner);
+  if (!q.timer.current(token)) return;  // cancelled or re-armed
+  k->raise_softirq(q.core, SoftirqItem{SoftirqItem::Kind::queue_timer, q.index});
+}
+
+void HostKernel::on_monitor(void* self, uint64_t d) {
+  auto* k = static_cast<HostKernel*>(self);
+  const auto drive = static_cast<uint32_t>(d);
+  k->raise_softirq(k->topology().monitor_core(drive), SoftirqItem{SoftirqItem::Kind::drive_monitor, drive});
+}
+
+}  // namespace nvmesim

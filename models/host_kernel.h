@@ -1,0 +1,84 @@
+// The kernel services the simulated completion path relies on, without running any
+// policy: MSI-X messages reaching a core's local APIC, the IRQ core's disable/enable with
+// lazy masking and resend, hrtimers (a queue policy's timer, a drive policy's monitor,
+// an IRQ thread's sleep), raising softirq work, and waking IRQ threads. Every event
+// handler here only makes a task runnable; what the task then does is HostInterrupts'.
+// The places where further host costs go: where a message lands (deliver_irq), what a
+// timer expiry raises (on_timer, on_monitor) and where deferred work runs (raise_softirq).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/cpu_core.h"
+#include "models/cq_reaper.h"
+#include "models/device.h"
+#include "models/host_drive.h"
+#include "models/host_queue.h"
+#include "models/run_observer.h"
+#include "models/scenario.h"
+#include "models/softirq_work.h"
+#include "models/topology.h"
+#include "sim/event_queue.h"
+
+namespace nvmesim {
+
+class HostKernel {
+ public:
+  // The machine it serves; the containers are filled before the run.
+  struct Machine {
+    sim::EventQueue* eq;
+    const Scenario* scenario;
+    const Topology* topology;
+    std::vector<std::unique_ptr<Core>>* cores;
+    std::vector<std::unique_ptr<Device>>* devices;
+    std::vector<std::unique_ptr<HostQueue>>* queues;
+    std::vector<HostDrive>* drives;
+    std::vector<CoreSoftirq>* softirqs;
+    CqReaper* reaper;
+    RunObserver* observer;
+  };
+  explicit HostKernel(Machine m) : m_(m) {}
+
+  // Where the devices send their MSI-X messages.
+  MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
+  // Starts the drive policies' monitors (at time zero).
+  void start_monitors();
+  // The next monitoring cycle of `drive`, `after` from now.
+  void schedule_monitor(uint32_t drive, Duration after);
+
+  // What a policy's env does to the vector, thread and timer; each returns its CPU cost.
+  Duration mask_vector(HostQueue& q);
+  Duration unmask_vector(HostQueue& q);
+  Duration wake_thread(HostQueue& q);
+  Duration arm_timer(HostQueue& q, Duration d);
+  void cancel_timer(HostQueue& q) { q.timer.cancel(); }
+  // The IRQ thread sleeps; it is woken `after` from now unless woken otherwise first.
+  void sleep_thread(HostQueue& q, Duration after);
+
+  Time now() const { return m_.eq->now(); }
+  const HostProfile& host() const { return m_.scenario->host; }
+  const Topology& topology() const { return *m_.topology; }
+  HostQueue& queue(uint32_t gq) { return *(*m_.queues)[gq]; }
+  Device& device(uint32_t d) { return *(*m_.devices)[d]; }
+  HostDrive& drive(uint32_t d) { return (*m_.drives)[d]; }
+  CoreSoftirq& softirq(uint32_t core) { return (*m_.softirqs)[core]; }
+  CqReaper& reaper() { return *m_.reaper; }
+  RunObserver& observer() { return *m_.observer; }
+
+ private:
+  static void on_msix(void* self, uint32_t drive, uint32_t vector);
+  static void on_irq_arrival(void* self, uint64_t queue);
+  static void on_timer(void* self, uint64_t token);
+  static void on_thread_wake(void* self, uint64_t token);
+  static void on_monitor(void* self, uint64_t drive);
+  // The message for queue `q`'s vector reaches its core `after` from now.
+  void deliver_irq(const HostQueue& q, Duration after);
+  void raise_softirq(uint32_t core, SoftirqItem item);
+  Core& core(uint32_t c) { return *(*m_.cores)[c]; }
+
+  Machine m_;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,215 @@
+#include "models/job_model.h"
+
+#include <algorithm>
+
+namespace nvmesim {
+
+void JobModel::build(const Topology& topology, bool app_polls) {
+  const Scenario& sc = *m_.scenario;
+  std::vector<Job>& jobs = *m_.jobs;
+  uint32_t next_req = 0;
+  for (const Topology::JobClone& placed : topology.jobs()) {
+    const JobSpec& js = sc.jobs[placed.spec];
+    Job j;
+    j.spec = &js;
+    j.index = static_cast<uint32_t>(jobs.size());
+    j.spec_index = placed.spec;
+    j.clone = placed.clone;
+    j.core = placed.core;
+    j.costs = js.ioengine == IoEngine::libaio ? sc.host.libaio : sc.host.io_uring;
+    j.polls = app_polls;
+    j.queues = placed.queues;
+    for (uint32_t r = 0; r < js.iodepth; ++r) {
+      (*m_.requests)[next_req].job = j.index;
+      j.free_reqs.push_back(next_req++);
+    }
+    std::reverse(j.free_reqs.begin(), j.free_reqs.end());
+    j.task = Task::make(Context::app, j.index, j.core);
+    j.rng = sim::Rng(sc.seed, sim::stream_key("job", placed.spec, placed.clone));
+    j.latency.resize(js.drives.size());
+    j.ios.assign(js.drives.size(), 0);
+    j.bytes.assign(js.drives.size(), 0);
+    if (js.rate_iops > 0) j.mean_gap = Duration::ns(static_cast<int64_t>(1e9 / js.rate_iops));
+    jobs.push_back(std::move(j));
+  }
+}
+
+void JobModel::start() {
+  for (Job& j : *m_.jobs) {
+    if (j.mean_gap > Duration::zero())
+      m_.eq->schedule(Time::zero(), &JobModel::on_arrival, this, j.index);
+    else
+      (*m_.cores)[j.core]->make_runnable(j.task);
+  }
+}
+
+void JobModel::on_arrival(void* self, uint64_t ji) {
+  auto* m = static_cast<JobModel*>(self);
+  Job& j = (*m->m_.jobs)[ji];
+  ++j.backlog;
+  Duration gap = j.spec->rate_process == RateProcess::poisson
+                     ? Duration::ns(static_cast<int64_t>(j.rng.exponential(static_cast<double>(j.mean_gap.count_ns()))))
+                     : j.mean_gap;
+  m->m_.eq->schedule_in(gap, &JobModel::on_arrival, m, ji);
+  Core& core = *(*m->m_.cores)[j.core];
+  if (j.blocked && j.inflight < j.spec->iodepth) {
+    j.blocked = false;
+    core.make_runnable(j.task);
+  } else if (!j.task.queued) {
+    core.make_runnable(j.task);
+  }
+}
+
+// Writes up to `want` SQEs round-robin over the job's queues, stopping early when a
+// target SQ is full (out of tags); adds the submit call's cost. Returns how many.
+uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost) {
+  const JobSpec& js = *j.spec;
+  const Time now = m_.eq->now();
+  uint32_t k = 0, doorbells = 0;
+  for (; k < want; ++k) {
+    uint32_t slot = j.next_target % static_cast<uint32_t>(j.queues.size());
+    HostQueue& q = *(*m_.queues)[j.queues[slot]];
+    if (q.sq.full()) break;  // out of tags: wait for completions
+    ++j.next_target;
+    uint32_t rid = j.free_reqs.back();
+    j.free_reqs.pop_back();
+    Request& r = (*m_.requests)[rid];
+    r.submitted = now;
+    r.queue = q.index;
+    r.qid = q.qid;
+    r.bytes = js.bs;
+    switch (js.rw) {
+      case RwMode::randread: case RwMode::read: r.write = false; break;
+      case RwMode::randwrite: case RwMode::write: r.write = true; break;
+      case RwMode::randrw: case RwMode::rw: r.write = j.rng.below(100) >= js.rwmixread; break;
+    }
+    if (!q.sq.doorbell_needed()) ++doorbells;  // first SQE for this queue in the batch
+    q.mem.sq[q.sq.push()] = rid;
+    ++q.submitted;
+  }
+  if (k == 0) return 0;
+  j.inflight += k;
+  if (j.mean_gap > Duration::zero()) j.backlog -= k;
+  bool shares = in_syscall && js.ioengine == IoEngine::io_uring;
+  cost += (shares ? Duration::zero() : j.costs.syscall) + j.costs.submit_per_io * k +
+          m_.scenario->host.doorbell_mmio * doorbells;
+  return k;
+}
+
+// The job's next segment, fio's loop: submit while there is room, else reap what is
+// ready, else wait for enough completions (polling its queues, or blocked in the kernel).
+Duration JobModel::begin(Job& j) {
+  const JobSpec& js = *j.spec;
+  Duration cost;
+  if (j.task.woken) {
+    cost += m_.scenario->host.context_switch;
+    j.task.woken = false;
+  }
+  bool in_syscall = j.in_syscall;
+  j.in_syscall = false;
+
+  uint64_t room = js.iodepth - j.inflight;
+  if (j.mean_gap > Duration::zero()) room = std::min<uint64_t>(room, j.backlog);
+  if (room > 0) {
+    auto want = static_cast<uint32_t>(std::min<uint64_t>(room, js.iodepth_batch_submit));
+    if (uint32_t k = submit(j, want, in_syscall, cost); k > 0) {
+      j.seg = Job::Segment::submit;
+      j.seg_count = k;
+      return cost;
+    }
+  }
+
+  if (j.inflight == 0) {  // open loop with nothing to do: sleep until the next arrival
+    j.seg = Job::Segment::idle_wait;
+    return cost;
+  }
+  uint32_t need = std::max<uint32_t>(1, std::min(js.iodepth_batch_complete_min, j.inflight));
+  if (j.ready.size() >= need) {
+    uint32_t cmax = js.iodepth_batch_complete_max ? js.iodepth_batch_complete_max : js.iodepth;
+    auto k = static_cast<uint32_t>(std::min<std::size_t>(j.ready.size(), cmax));
+    j.seg = Job::Segment::reap;
+    j.seg_count = k;
+    // io_uring reaps from the shared ring; libaio needs io_getevents unless this is the
+    // same call that slept.
+    bool syscall = js.ioengine == IoEngine::libaio && !in_syscall;
+    cost += (syscall ? j.costs.syscall : Duration::zero()) + j.costs.reap_per_io * k;
+    return cost;
+  }
+  if (j.polls) {
+    // One pass of the IOPOLL loop over the job's queues, inside io_uring_enter.
+    j.seg = Job::Segment::poll;
+    if (!in_syscall) cost += j.costs.syscall;
+    for (uint32_t gq : j.queues) cost += m_.interrupts->app_poll(*(*m_.queues)[gq]);
+    return cost;
+  }
+  j.seg = Job::Segment::block;
+  j.wait_need = need;
+  bool shares = in_syscall && js.ioengine == IoEngine::io_uring;
+  cost += shares ? Duration::zero() : j.costs.syscall;
+  return cost;
+}
+
+bool JobModel::end(Job& j) {
+  switch (j.seg) {
+    case Job::Segment::submit:
+      ring_doorbells(j);
+      j.in_syscall = j.spec->ioengine == IoEngine::io_uring;
+      return true;
+    case Job::Segment::reap:
+      reap(j);
+      return true;
+    case Job::Segment::poll:
+      for (uint32_t gq : j.queues) m_.delivery->deliver(*(*m_.queues)[gq]);
+      j.in_syscall = true;
+      return true;
+    case Job::Segment::block:
+      j.in_syscall = true;
+      if (j.ready.size() >= j.wait_need) return true;  // completions came during the call
+      j.blocked = true;
+      return false;
+    case Job::Segment::idle_wait:
+      if (j.backlog > 0) return true;
+      j.blocked = true;
+      j.wait_need = 0;
+      return false;
+    case Job::Segment::none:
+      break;
+  }
+  return false;
+}
+
+// The end of the submit call: one SQ tail doorbell per queue the batch wrote to.
+void JobModel::ring_doorbells(Job& j) {
+  const Time now = m_.eq->now();
+  for (uint32_t gq : j.queues) {
+    HostQueue& q = *(*m_.queues)[gq];
+    if (!q.sq.doorbell_needed()) continue;
+    for (uint32_t i = q.sq.db_tail; i != q.sq.tail; i = i + 1 == q.sq.depth ? 0 : i + 1)
+      (*m_.requests)[q.mem.sq[i]].doorbell = now;
+    (*m_.drives)[q.drive].inflight_add(now, nvme::ring_distance(q.sq.db_tail, q.sq.tail, q.sq.depth));
+    (*m_.devices)[q.drive]->sq_doorbell(q.qid, q.sq.ring_doorbell());
+    if (m_.observer->tracing()) m_.observer->queue_counters_changed(q, now);
+  }
+}
+
+// The end of the reap: latencies of the reaped I/Os go to the results if in the window.
+void JobModel::reap(Job& j) {
+  const Time now = m_.eq->now();
+  const bool count = m_.observer->counts(now);
+  for (uint32_t i = 0; i < j.seg_count; ++i) {
+    uint32_t rid = j.ready.front();
+    j.ready.pop_front();
+    const Request& r = (*m_.requests)[rid];
+    if (count) {
+      std::size_t slot = 0;
+      while (j.queues[slot] != r.queue) ++slot;
+      j.latency[slot].record((now - r.submitted).count_ns());
+      ++j.ios[slot];
+      j.bytes[slot] += r.bytes;
+    }
+    j.free_reqs.push_back(rid);
+  }
+  j.inflight -= j.seg_count;
+}
+
+}  // namespace nvmesim

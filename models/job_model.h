@@ -1,0 +1,62 @@
+// The application: fio's job loop for each job clone. A clone submits while there is
+// room (in batches of iodepth_batch_submit), then waits for at least
+// iodepth_batch_complete_min completions and reaps up to _max; an open-loop clone
+// (rate_iops) issues only what has arrived. Its CPU segments run in the app context of
+// its core; waiting is blocking in the kernel or, for polled queues, polling them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/completion_delivery.h"
+#include "models/cpu_core.h"
+#include "models/device.h"
+#include "models/host_drive.h"
+#include "models/host_interrupts.h"
+#include "models/host_queue.h"
+#include "models/job.h"
+#include "models/request.h"
+#include "models/run_observer.h"
+#include "models/scenario.h"
+#include "models/topology.h"
+#include "sim/event_queue.h"
+
+namespace nvmesim {
+
+class JobModel {
+ public:
+  // The machine the jobs run on; the containers are filled before the run.
+  struct Machine {
+    sim::EventQueue* eq;
+    const Scenario* scenario;
+    std::vector<std::unique_ptr<Core>>* cores;
+    std::vector<std::unique_ptr<Device>>* devices;
+    std::vector<std::unique_ptr<HostQueue>>* queues;
+    std::vector<HostDrive>* drives;
+    std::vector<Job>* jobs;
+    std::vector<Request>* requests;
+    HostInterrupts* interrupts;  // for its polling pass
+    CompletionDelivery* delivery;
+    RunObserver* observer;
+  };
+  explicit JobModel(Machine m) : m_(m) {}
+
+  // Creates the job clones of the topology, each with its share of the request pool.
+  void build(const Topology& topology, bool app_polls);
+  // Closed-loop clones become runnable; open-loop clones wait for their first arrival.
+  void start();
+
+  Duration begin(Job& j);
+  bool end(Job& j);
+
+ private:
+  static void on_arrival(void* self, uint64_t job);
+  uint32_t submit(Job& j, uint32_t want, bool in_syscall, Duration& cost);
+  void ring_doorbells(Job& j);
+  void reap(Job& j);
+
+  Machine m_;
+};
+
+}  // namespace nvmesim

@@ -1,0 +1,72 @@
+#include "models/topology.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace nvmesim {
+
+const policy::PolicyInfo& queue_policy(const policy::PolicyInfo& requested, const VectorShape& v) {
+  if (requested.eligibility == policy::Eligibility::dedicated_vector &&
+      (v.msix_vectors <= 1 || v.threaded_interrupts))
+    return *policy::find_policy("irq");
+  return requested;
+}
+
+Topology::Topology(uint32_t cores, std::span<const DriveShape> drives, std::span<const JobSpec> jobs,
+                   const policy::PolicyInfo& policy)
+    : cores_(cores) {
+  assert(cores > 0);
+  constexpr uint32_t kUnset = UINT32_MAX;
+  for (uint32_t d = 0; d < drives.size(); ++d) {
+    const uint32_t nq = drives[d].io_queues;
+    assert(nq > 0);
+    const policy::PolicyInfo& use = queue_policy(policy, drives[d].vectors);
+    drive_queues_.emplace_back();
+    for (uint32_t qid = 0; qid < nq; ++qid) {
+      drive_queues_[d].push_back(static_cast<uint32_t>(queues_.size()));
+      queues_.push_back(Queue{d, qid, kUnset, &use});
+    }
+    // The kernel spreads cores evenly over queues: core c uses queue c * nq / cores.
+    core_queue_.emplace_back(cores);
+    for (uint32_t c = 0; c < cores; ++c) {
+      uint32_t qid = static_cast<uint32_t>(static_cast<uint64_t>(c) * nq / cores);
+      uint32_t gq = drive_queues_[d][qid];
+      core_queue_[d][c] = gq;
+      if (queues_[gq].core == kUnset) queues_[gq].core = c;  // first core of its mask
+    }
+    for (uint32_t gq : drive_queues_[d])
+      if (queues_[gq].core == kUnset) queues_[gq].core = queues_[gq].qid % cores;  // more queues than cores
+  }
+
+  // numjobs clones each, pinned in order to cpus_allowed (or to the next cores).
+  uint32_t next_core = 0;
+  for (uint32_t s = 0; s < jobs.size(); ++s) {
+    const JobSpec& js = jobs[s];
+    for (uint32_t i = 0; i < js.numjobs; ++i) {
+      JobClone j;
+      j.spec = s;
+      j.clone = i;
+      j.core = js.cpus_allowed.empty() ? next_core++ % cores : js.cpus_allowed[i % js.cpus_allowed.size()];
+      assert(j.core < cores && "cpus_allowed names only the host's cores");
+      for (uint32_t d : js.drives) j.queues.push_back(core_queue_[d][j.core]);
+      jobs_.push_back(std::move(j));
+    }
+  }
+}
+
+std::vector<DriveShape> Topology::simulated_drives(const Scenario& sc) {
+  std::vector<DriveShape> shapes;
+  for (const DriveSpec& d : sc.drives) {
+    uint32_t nq = std::min(sc.io_queues ? sc.io_queues : sc.host.cores, d.profile.max_io_queues);
+    shapes.push_back(DriveShape{nq, VectorShape{nq, false}});
+  }
+  return shapes;
+}
+
+Topology Topology::of(const Scenario& sc) {
+  const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
+  assert(info && "the loader validates the policy name");
+  return Topology(sc.host.cores, simulated_drives(sc), sc.jobs, *info);
+}
+
+}  // namespace nvmesim

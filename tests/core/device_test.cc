@@ -1,0 +1,168 @@
+// The device model on its own: MSI-X mask and pending bit, interrupt coalescing by
+// aggregation threshold (THR) and time (TIME), and coalescing disabled per vector (CD).
+// Commands take a constant 10 us; the host side is this test, which rings doorbells and
+// records the MSI-X messages.
+#include "models/device.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+namespace nvmesim {
+namespace {
+
+struct Message {
+  int64_t at_ns;
+  uint32_t vector;
+  bool operator==(const Message&) const = default;
+};
+
+struct DeviceTest : ::testing::Test {
+  static constexpr uint32_t kDepth = 64;
+  sim::EventQueue eq;
+  std::vector<Request> requests = std::vector<Request>(256);
+  std::vector<Message> messages;
+  std::vector<std::unique_ptr<QueueMemory>> mem;
+  std::vector<nvme::SqCursor> sq;
+  std::unique_ptr<Device> dev;
+  uint32_t next_rid = 0;
+
+  static DeviceProfile profile() {
+    DeviceProfile p;
+    p.units = 64;
+    p.iops_max = 0;          // no front-end ceiling
+    p.link_bytes_per_s = 0;  // no link ceiling
+    p.read.dist.kind = DistSpec::Kind::constant;
+    p.read.dist.mean = Duration::us(10);
+    p.sq_fetch = Duration::zero();
+    p.cqe_post = Duration::zero();
+    p.admin_command = Duration::us(20);
+    return p;
+  }
+  static void on_message(void* self, uint32_t, uint32_t vector) {
+    auto* t = static_cast<DeviceTest*>(self);
+    t->messages.push_back({t->eq.now().ns(), vector});
+  }
+  // `queues` queue pairs, queue i on vector i.
+  void make(uint32_t queues) {
+    dev = std::make_unique<Device>(eq, profile(), 0, 1, MsixSink{this, &DeviceTest::on_message}, requests);
+    for (uint32_t i = 0; i < queues; ++i) {
+      mem.push_back(std::make_unique<QueueMemory>(kDepth));
+      sq.push_back(nvme::SqCursor{.depth = kDepth});
+      dev->add_queue(mem.back().get(), kDepth, i, true);
+    }
+  }
+  // Submits `n` reads on queue `qid` with one doorbell, now.
+  void submit(uint32_t qid, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t rid = next_rid++;
+      requests[rid].qid = qid;
+      mem[qid]->sq[sq[qid].push()] = rid;
+    }
+    dev->sq_doorbell(qid, sq[qid].ring_doorbell());
+  }
+  void run_until_us(int64_t us) { eq.run_until(Time::zero() + Duration::us(us)); }
+};
+
+TEST_F(DeviceTest, EveryPostingSendsAMessageOnAnUnmaskedVector) {
+  make(1);
+  submit(0, 3);
+  run_until_us(100);
+  EXPECT_EQ(messages.size(), 3u);
+  EXPECT_EQ(dev->stats().msix_messages, 3u);
+  EXPECT_EQ(dev->stats().commands, 3u);
+  EXPECT_EQ(dev->cq_pending(0, 0), 3u);
+}
+
+TEST_F(DeviceTest, AMaskedVectorSetsThePendingBitAndUnmaskingSendsOneMessage) {
+  make(1);
+  dev->set_vector_masked(0, true);
+  submit(0, 3);
+  run_until_us(100);
+  EXPECT_TRUE(messages.empty());
+  EXPECT_TRUE(dev->vector_pending(0));
+  EXPECT_EQ(dev->stats().msix_held, 3u);
+
+  dev->set_vector_masked(0, false);
+  EXPECT_EQ(messages, (std::vector<Message>{{100000, 0}}));  // at once, one for all three
+  EXPECT_FALSE(dev->vector_pending(0));
+  EXPECT_EQ(dev->stats().msix_messages, 1u);
+
+  dev->set_vector_masked(0, true);  // masking again with nothing pending sends nothing
+  dev->set_vector_masked(0, false);
+  EXPECT_EQ(messages.size(), 1u);
+}
+
+TEST_F(DeviceTest, CoalescingSendsOneMessagePerThresholdOfPostings) {
+  make(1);
+  dev->admin_set_coalescing(2, 100);  // THR is 0's based: 3 postings; TIME 10 ms
+  run_until_us(20);                   // the Set Features command completes
+  ASSERT_TRUE(dev->coalescing_active());
+  submit(0, 7);
+  run_until_us(100);
+  // Postings 3 and 6 send; the 7th waits for the timer.
+  EXPECT_EQ(messages.size(), 2u);
+  EXPECT_EQ(dev->stats().coalesced, 5u);
+  run_until_us(20 + 10 + 10000);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[2].at_ns, (20 + 10 + 10000) * 1000);  // TIME after the first held posting
+}
+
+TEST_F(DeviceTest, CoalescingTimeSendsWhatIsHeldAfterTimeFromTheFirstHeldPosting) {
+  make(1);
+  dev->admin_set_coalescing(7, 1);  // 8 postings or 100 us
+  run_until_us(20);
+  submit(0, 2);  // posted at 30 us
+  run_until_us(129);
+  EXPECT_TRUE(messages.empty());
+  run_until_us(200);
+  EXPECT_EQ(messages, (std::vector<Message>{{130000, 0}}));
+  submit(0, 1);  // a new aggregation starts its own timer
+  run_until_us(1000);
+  EXPECT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[1].at_ns, (200 + 10 + 100) * 1000);
+}
+
+TEST_F(DeviceTest, SettingCoalescingSetsItAfterTheAdminCommandCompletes) {
+  make(1);
+  dev->admin_set_coalescing(7, 1);
+  EXPECT_FALSE(dev->coalescing_active());
+  submit(0, 1);  // posted at 10 us, before the command completes at 20 us: not held
+  run_until_us(20);
+  EXPECT_EQ(messages.size(), 1u);
+  EXPECT_TRUE(dev->coalescing_active());
+  EXPECT_EQ(dev->stats().admin_commands, 1u);
+}
+
+TEST_F(DeviceTest, TurningCoalescingOffReleasesWhatIsHeld) {
+  make(1);
+  dev->admin_set_coalescing(7, 100);
+  run_until_us(20);
+  submit(0, 2);
+  run_until_us(40);
+  EXPECT_TRUE(messages.empty());
+  dev->admin_set_coalescing(0, 0);
+  run_until_us(60);
+  EXPECT_EQ(messages, (std::vector<Message>{{60000, 0}}));
+  run_until_us(20000);
+  EXPECT_EQ(messages.size(), 1u);  // the old timer is stale
+}
+
+TEST_F(DeviceTest, CoalescingDisabledOnOneVectorLeavesTheOthersCoalesced) {
+  make(2);
+  dev->admin_set_coalescing(7, 100);
+  dev->admin_set_vector_coalescing_disabled(1, true);
+  run_until_us(20);
+  submit(0, 2);
+  submit(1, 2);
+  run_until_us(100);
+  // Vector 1 sends per posting; vector 0 holds its two for the timer.
+  EXPECT_EQ(messages, (std::vector<Message>{{30000, 1}, {30000, 1}}));
+  EXPECT_EQ(dev->stats().coalesced, 2u);
+  run_until_us(20000);
+  EXPECT_EQ(messages.back(), (Message{(30 + 10000) * 1000, 0}));
+}
+
+}  // namespace
+}  // namespace nvmesim
