@@ -1,0 +1,96 @@
+"""The compare spec: which measured file goes with which simulated file, and optional
+bounds. A JSON file (schema: SPEC_SCHEMA, docs/compare.md)::
+
+    {"format": "nvmesim-compare/1",
+     "pairs": [{"name": "qd32", "measured": "fio/qd32.json", "simulated": "sim/qd32.json"}],
+     "fail_above": {"iops.mape": 5}, "fail_below": {"iops.pearson_r": 0.97}}
+
+Relative file names are relative to the spec's directory.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+
+from .errors import CompareError
+
+__all__ = ["Pair", "Spec", "SPEC_FORMAT", "SPEC_SCHEMA", "load_spec", "spec_of_pair"]
+
+SPEC_FORMAT = "nvmesim-compare/1"
+
+_BOUNDS = {"type": "object", "additionalProperties": {"type": "number"}}
+SPEC_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["format", "pairs"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": SPEC_FORMAT},
+        "name": {"type": "string"},
+        "comment": {"type": "string"},
+        "pairs": {
+            "type": "array", "minItems": 1,
+            "items": {
+                "type": "object", "required": ["measured", "simulated"],
+                "additionalProperties": False,
+                "properties": {"name": {"type": "string"},
+                               "measured": {"type": "string"},
+                               "simulated": {"type": "string"}},
+            },
+        },
+        "fail_above": _BOUNDS,
+        "fail_below": _BOUNDS,
+    },
+}
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    measured: Path
+    simulated: Path
+
+
+@dataclass
+class Spec:
+    name: str
+    pairs: list
+    fail_above: dict = field(default_factory=dict)
+    fail_below: dict = field(default_factory=dict)
+
+
+def _pointer(path):
+    return "/" + "/".join(str(p) for p in path)
+
+
+def load_spec(path):
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text())
+    except OSError as exc:
+        raise CompareError(f"{path}: cannot read ({exc.strerror})")
+    except json.JSONDecodeError as exc:
+        raise CompareError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})")
+    errors = sorted(jsonschema.Draft202012Validator(SPEC_SCHEMA).iter_errors(doc),
+                    key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise CompareError(f"{path}: {_pointer(e.absolute_path)}: {e.message}")
+    base = p.parent
+    pairs, seen = [], set()
+    for i, entry in enumerate(doc["pairs"]):
+        name = entry.get("name") or Path(entry["measured"]).stem
+        if name in seen:
+            raise CompareError(f"{path}: /pairs/{i}/name: {name!r} twice; names must differ")
+        seen.add(name)
+        pairs.append(Pair(name, base / entry["measured"], base / entry["simulated"]))
+    return Spec(doc.get("name") or p.stem, pairs, dict(doc.get("fail_above", {})),
+                dict(doc.get("fail_below", {})))
+
+
+def spec_of_pair(measured, simulated):
+    """The spec of ``nvmesim compare MEASURED SIMULATED``."""
+    m = Path(measured)
+    return Spec(m.stem, [Pair(m.stem, m, Path(simulated))])

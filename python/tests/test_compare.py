@@ -1,0 +1,232 @@
+"""nvmesim.compare on real files: pairs made by running the simulator, fio JSON written
+by the C++ writer (app/fio_json.h). Short single-drive runs: the whole file takes seconds."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import nvmesim
+from nvmesim.compare import (CompareError, compare, ks_distance, load_measurement,
+                             measurement_of)
+from nvmesim.compare.cli import main
+from nvmesim.compare.measurement import LatencyCdf
+
+PYTHON = "/usr/bin/python3"
+ONE_DRIVE = "published/b_one_drive_qd32.json"
+DEPTHS = (1, 8, 32)
+RUN = {"duration_us": 20000, "warmup_us": 2000}
+
+
+def _run(path, seed, iodepth, **overrides):
+    scenario = os.path.join(nvmesim.default_scenarios_dir(), ONE_DRIVE)
+    return nvmesim.run(scenario, seed=seed, jobs__0__iodepth=iodepth, **RUN, **overrides) \
+        .to_json(path)
+
+
+@pytest.fixture(scope="module")
+def points(tmp_path_factory):
+    """Measured = seed 1, simulated = seed 2, at three depths; plus a different drive."""
+    d = tmp_path_factory.mktemp("points")
+    pairs = []
+    for qd in DEPTHS:
+        _run(d / f"m{qd}.json", 1, qd)
+        _run(d / f"s{qd}.json", 2, qd)
+        _run(d / f"other{qd}.json", 2, qd, drives__0__profile=json.loads(open(os.path.join(
+            nvmesim.default_scenarios_dir(), "profiles", "samsung_pm9d3a.json")).read()))
+        pairs.append({"name": f"qd{qd}", "measured": f"m{qd}.json", "simulated": f"s{qd}.json"})
+    spec = {"format": "nvmesim-compare/1", "pairs": pairs}
+    (d / "seeds.json").write_text(json.dumps(spec))
+    spec["pairs"] = [dict(p, simulated=f"other{p['name'][2:]}.json") for p in pairs]
+    (d / "other.json").write_text(json.dumps(spec))
+    return d
+
+
+def _cli(*args):
+    """The command as a user runs it (a process of its own)."""
+    return subprocess.run([PYTHON, "-m", "nvmesim.compare", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _main(capsys, *args):
+    """The same command line in this process (quicker: no second scipy import)."""
+    code = main([str(a) for a in args])
+    return code, capsys.readouterr().err
+
+
+def test_two_seeds_of_one_scenario_agree_and_pass_the_acceptance(points, tmp_path):
+    out = tmp_path / "report"
+    p = _cli(points / "seeds.json", "--acceptance", "-o", out)
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    stats = summary["stats"]["all"]
+    assert stats["iops"]["n"] == 3
+    assert stats["iops"]["mape"] < 2.0
+    assert stats["lat_p50"]["mape"] < 5.0
+    assert stats["iops"]["pearson_r"] > 0.99
+    assert stats["iops"]["within_10pct"] == 100.0
+    assert summary["ks"]["all"]["max"] < 0.1
+    assert [b["status"] for b in summary["bounds"]] == ["pass"] * 6
+    # QD1 keeps the drive far from its limit, QD32 saturates it: both groups appear.
+    groups = {pt["name"]: pt["group"] for pt in summary["points"]}
+    assert groups["qd1"] == "<=85%" and groups["qd32"] == "saturated"
+    assert set(summary["stats"]) == {"all", "<=85%", "saturated"}
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") >= 3 + 5  # CDFs + metric scatters
+    assert "src='http" not in html and "src=\"http" not in html  # self-contained
+    md = (out / "report.md").read_text()
+    assert "| IOPS | 3 |" in md and "Utilisation saturated" in md
+
+
+def test_a_different_drive_fails_the_bounds(points, tmp_path, capsys):
+    out = tmp_path / "report"
+    code, err = _main(capsys, points / "other.json", "--fail-above", "iops.mape=5",
+                      "--fail-above", "ks.max=0.1", "-o", out)
+    assert code == 1, err
+    assert "bound(s) failed" in err
+    summary = json.loads((out / "summary.json").read_text())
+    failed = {b["bound"] for b in summary["bounds"] if b["status"] == "FAIL"}
+    assert "ks.max" in failed
+    assert (out / "report.html").is_file()
+
+
+def test_one_pair_and_the_library_call(points):
+    c = compare(points / "m8.json", points / "s8.json",
+                fail_above={"iops.max_abs_err": 5}, fail_below={"iops.pearson_r": 0.9})
+    assert len(c.points) == 1 and not c.failed
+    # Pearson r of one point is undefined: reported as such, not as a pass or a failure.
+    assert [b["status"] for b in c.bounds] == ["pass", "n/a"]
+    same = compare(points / "m8.json", points / "m8.json")
+    for key, m in same.points[0]["metrics"].items():
+        # No error is defined against a measured 0 (e.g. no softirq time).
+        assert m["err"] == (0.0 if m["measured"] else None), key
+    assert same.points[0]["ks"] == 0.0
+
+
+def test_bad_input_exits_2_naming_where(points, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "nvmesim-compare/1",
+                               "pairs": [{"measured": "a.json"}]}))
+    p = _cli(bad)
+    assert p.returncode == 2 and "/pairs/0" in p.stderr and "simulated" in p.stderr
+    out = tmp_path / "out"
+    code, err = _main(capsys, points / "m1.json", points / "s1.json", "-o", out,
+                      "--fail-above", "iops.median=3")
+    assert code == 2 and "iops.median" in err
+    code, err = _main(capsys, points / "m1.json", points / "s1.json", "--fail-below", "iops")
+    assert code == 2 and "METRIC.STAT=NUMBER" in err
+    code, err = _main(capsys, points / "m1.json", points / "seeds.json", "-o", out)
+    assert code == 2 and "neither an nvmesim-results/1 document nor fio JSON" in err
+    code, err = _main(capsys, points / "m1.json", tmp_path / "missing.json", "-o", out)
+    assert code == 2 and "cannot read" in err
+
+
+def test_ks_distance_from_cdfs():
+    a = LatencyCdf("binned", ((100.0, 0.5), (200.0, 1.0)))
+    assert ks_distance(a, a) == 0.0
+    far = LatencyCdf("binned", ((1000.0, 0.5), (2000.0, 1.0)))
+    assert ks_distance(a, far) == 1.0
+    shifted = LatencyCdf("binned", ((100.0, 0.3), (200.0, 1.0)))
+    assert ks_distance(a, shifted) == pytest.approx(0.2)
+    # Percentiles that the binned CDF puts at the same places: distance 0.
+    q = LatencyCdf("quantiles", ((100.0, 0.5), (200.0, 0.99)))
+    assert ks_distance(q, a) == 0.0
+    # A p50 where the other side has only 30% of its mass: 0.2 away.
+    assert ks_distance(LatencyCdf("quantiles", ((100.0, 0.5),)), shifted) == pytest.approx(0.2)
+    assert ks_distance(q, q) is None
+
+
+def _fio_doc(jobs):
+    return {"fio version": "fio-3.33", "timestamp": 1, "jobs": jobs}
+
+
+def _fio_job(iops, pct, n=1000, usr=10.0, sys_=20.0):
+    rd = {"iops": iops, "bw": int(iops * 4), "total_ios": n,
+          "clat_ns": {"min": 0, "max": 0, "mean": 0.0, "N": n,
+                      "percentile": {f"{k:f}": v for k, v in pct.items()}}}
+    empty = {"iops": 0.0, "bw": 0, "total_ios": 0, "clat_ns": {"N": 0}}
+    return {"jobname": "j", "read": rd, "write": empty, "trim": empty,
+            "usr_cpu": usr, "sys_cpu": sys_}
+
+
+def test_fio_json_reader_sums_jobs_and_mixes_their_latencies():
+    pct = {1: 50_000, 50: 80_000, 99: 150_000, 99.9: 300_000}
+    one = measurement_of(_fio_doc([_fio_job(1000.0, pct)]), "one")
+    assert one.source == "fio" and one.utilization is None
+    assert one.metrics["iops"] == 1000.0 and one.metrics["lat_p50"] == 80_000
+    assert one.metrics["lat_p99.9"] == 300_000 and "irqs_per_io" not in one.metrics
+    assert one.metrics["cpu_app"] == pytest.approx(0.1)
+    assert one.metrics["cpu_busy"] == pytest.approx(0.3)
+    two = measurement_of(_fio_doc([_fio_job(1000.0, pct), _fio_job(3000.0, pct)]), "two")
+    assert two.metrics["iops"] == 4000.0
+    # The mixture of two equal distributions is that distribution.
+    assert two.metrics["lat_p50"] == pytest.approx(80_000)
+    assert two.metrics["lat_p99"] == pytest.approx(150_000)
+    slower = {k: 2 * v for k, v in pct.items()}
+    mixed = measurement_of(_fio_doc([_fio_job(1000.0, pct), _fio_job(1000.0, slower)]), "m")
+    assert 80_000 < mixed.metrics["lat_p50"] < 160_000
+    with pytest.raises(CompareError, match=r"jobs/0/read/clat_ns/percentile"):
+        job = _fio_job(1.0, pct)
+        del job["read"]["clat_ns"]["percentile"]
+        measurement_of(_fio_doc([job]), "nopct")
+
+
+def _fio_json_files(build_dir, out):
+    """The C++ writer's fio JSON of two runs and the runs' results, in `out`: the default
+    testbed (16 job clones) and one job on one drive."""
+    core_tests = build_dir / "tests" / "core_tests"
+    if not core_tests.is_file():
+        pytest.skip(f"{core_tests} not built: build the core_tests target")
+    env = dict(os.environ, NVMESIM_FIO_JSON_OUT=str(out),
+               NVMESIM_SCENARIOS=nvmesim.default_scenarios_dir())
+    p = subprocess.run([str(core_tests), "--gtest_filter=FioJson.WritesFilesForThePythonReader"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return out
+
+
+def test_fio_json_written_by_the_cpp_writer_reads_back_as_the_same_run(build_dir, tmp_path):
+    d = _fio_json_files(build_dir, tmp_path)
+    m = load_measurement(d / "one_job_fio.json")
+    assert m.source == "fio" and m.cdf.kind == "quantiles"
+    point = compare(d / "one_job_fio.json", d / "one_job_results.json").points[0]
+    assert point["group"] == "unknown"
+    # One job: fio's figures are the results' own.
+    for key in ("iops", "lat_p50", "lat_p99", "lat_p99.9", "cpu_app", "cpu_kernel"):
+        assert point["metrics"][key]["err"] == pytest.approx(0.0, abs=1e-6), key
+    # fio's percentiles sit where the results' histogram puts them.
+    assert point["ks"] == 0.0
+    # IRQ counts are not in fio's layout: not compared rather than compared with 0.
+    assert "irqs_per_io" not in point["metrics"]
+
+    # Sixteen clones: the sum of their IOPS is exact; the aggregate latency is the mixture
+    # of sixteen jobs known at five percentiles each, so close, not equal. This testbed's
+    # latency is narrow (p90 only 9% above p50): a 1% shift of p50 moves the CDF by ~0.1.
+    point = compare(d / "default_fio.json", d / "default_results.json").points[0]
+    assert point["metrics"]["iops"]["err"] == pytest.approx(0.0, abs=1e-6)
+    assert point["metrics"]["cpu_app"]["err"] == pytest.approx(0.0, abs=1e-6)
+    for key in ("lat_p50", "lat_p99"):
+        assert abs(point["metrics"][key]["err"]) < 3.0, key
+    assert point["ks"] < 0.15
+
+
+def test_cli_run_format_fio_json_when_wired(cli, tmp_path):
+    help_text = subprocess.run([str(cli), "run", "--help"], capture_output=True,
+                               text=True).stdout
+    if "fio-json" not in help_text:
+        pytest.skip("nvmesim run has no --format fio-json yet (app/main.cc wires it)")
+    scenario = os.path.join(nvmesim.default_scenarios_dir(), ONE_DRIVE)
+    fio, results = tmp_path / "fio.json", tmp_path / "results.json"
+    args = [str(cli), "run", scenario, "--set", "duration_us=5000", "--set", "warmup_us=1000"]
+    subprocess.run(args + ["-o", str(results)], check=True, capture_output=True)
+    subprocess.run(args + ["--format", "fio-json", "-o", str(fio)], check=True,
+                   capture_output=True)
+    c = compare(fio, results)
+    assert c.points[0]["metrics"]["iops"]["err"] == pytest.approx(0.0, abs=1e-6)
+    assert c.points[0]["ks"] == 0.0
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
