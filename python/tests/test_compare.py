@@ -105,6 +105,17 @@ def test_one_pair_and_the_library_call(points):
     assert same.points[0]["ks"] == 0.0
 
 
+def test_hw_results_are_grouped_by_their_busiest_core(points):
+    doc = json.loads((points / "m1.json").read_text())
+    doc["source"] = "hw"
+    del doc["limits"]  # a host cannot measure them (docs/results.md)
+    m = measurement_of(doc, "hw.json")
+    busiest = max(1 - c["fractions"]["idle"] for c in doc["cores"])
+    assert m.source == "hw" and m.utilization_from == "hw cores"
+    assert m.utilization == pytest.approx(busiest) and 0 < busiest <= 0.85
+    assert m.metrics["irqs_per_io"] == doc["aggregate"]["irqs_per_io"]
+
+
 def test_bad_input_exits_2_naming_where(points, tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "nvmesim-compare/1",
