@@ -8,7 +8,7 @@ uint64_t HwDriveEnv::completions_total() const {
   uint64_t n = 0;
   for (HwQueueEnv* q : queues_) {
     std::lock_guard lock(q->mutex());
-    n += q->completed();
+    n += q->recorder().completed();
   }
   return n;
 }

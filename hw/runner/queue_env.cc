@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace nvmesim::hw {
@@ -12,15 +13,14 @@ namespace nvmesim::hw {
 HwQueueEnv::HwQueueEnv(nvme::QueuePair& qp, IoBuffers& buffers, IrqVectors* irqs,
                        const Clock& clock, QueueSetup setup)
     : qp_(qp),
-      buffers_(buffers),
       irqs_(irqs),
       clock_(clock),
       setup_(setup),
-      requests_(qp.depth() - 1),  // an SQ of depth D holds D - 1 commands
+      submitter_(qp, buffers, clock, inflight_, setup.nsid),
+      recorder_(qp.qid(), setup.measure_from, setup.measure_to, setup.trace_limit),
       wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       timer_fd_(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) {
   if (!wake_fd_ || !timer_fd_) throw std::runtime_error("eventfd/timerfd creation failed");
-  commands_.reserve(std::min<size_t>(setup_.trace_limit, 1u << 16));
 }
 
 void HwQueueEnv::enter(trace::Context c, Time irq_at) {
@@ -38,81 +38,23 @@ uint32_t HwQueueEnv::leave() {
 
 uint32_t HwQueueEnv::drain_budget(uint32_t n) {
   Time seen = clock_.now();
-  account_inflight(seen);
-  uint32_t got = qp_.reap(n, [&](const nvme::Cqe& e) { complete(e, seen); });
+  inflight_.close(seen, qp_.inflight());
+  uint32_t finished = 0;
+  uint32_t got = qp_.reap(n, [&](const nvme::Cqe& e) { finished += complete(e, seen); });
   ctx_cqes_ += got;
-  if (got) done_cv_.notify_all();
+  if (got) completion_wait_.completed(finished);
   return got;
 }
 
-void HwQueueEnv::complete(const nvme::Cqe& e, Time seen) {
-  if (e.cid >= requests_.capacity() || !requests_.at(e.cid).busy) {
-    ++stray_;  // not outstanding: count it rather than corrupt the table
-    return;
+bool HwQueueEnv::complete(const nvme::Cqe& e, Time seen) {
+  std::optional<Request> r = submitter_.finish(e.cid);
+  if (!r) {
+    recorder_.stray_cqe();
+    return false;
   }
-  const Request r = requests_.at(e.cid);
-  requests_.release(e.cid);
-  uint16_t sf = nvme::status_field(e.status) & 0x7ff;
   ++counters_.completions;
-  ++completed_;
-  ++unseen_;
-  if (sf) ++errors_;
-  if (r.submit >= setup_.measure_from && seen < setup_.measure_to) {
-    ++measured_;
-    latency_.record((seen - r.submit).count_ns());
-  }
-  if (commands_.size() < setup_.trace_limit) {
-    trace::CommandRecord c;
-    c.queue = qp_.qid();
-    c.cid = e.cid;
-    c.op = r.op;
-    c.lba = r.lba;
-    c.blocks = r.blocks;
-    c.submit = r.submit;
-    c.doorbell = r.doorbell;
-    c.cqe_seen = seen;
-    if (irq_at_ != Time::never()) c.irq = irq_at_;
-    c.completed_by = ctx_;
-    c.status = sf;
-    commands_.push_back(c);
-  } else {
-    ++trace_dropped_;
-  }
-}
-
-uint16_t HwQueueEnv::submit(trace::Op op, uint64_t lba, uint32_t blocks) {
-  uint16_t cid = requests_.acquire();
-  Request& r = requests_.at(cid);
-  r.op = op;
-  r.lba = lba;
-  r.blocks = blocks;
-  nvme::Sqe s = op == trace::Op::flush
-                    ? nvme::flush(setup_.nsid)
-                    : nvme::rw(op == trace::Op::read ? nvme::io::kRead : nvme::io::kWrite,
-                               setup_.nsid, lba, blocks);
-  s.cid = cid;
-  if (op != trace::Op::flush) buffers_.fill_prps(s, cid);
-  r.submit = clock_.now();
-  qp_.submit(s);
-  not_rung_.push_back(cid);
-  return cid;
-}
-
-void HwQueueEnv::ring_doorbell() {
-  if (!qp_.sq().doorbell_needed()) return;
-  Time t = clock_.now();
-  account_inflight(t);
-  qp_.ring_sq_doorbell();
-  for (uint16_t cid : not_rung_) requests_.at(cid).doorbell = t;
-  not_rung_.clear();
-}
-
-void HwQueueEnv::wait_completion(std::unique_lock<std::mutex>& lock, Duration timeout, uint32_t min_nr) {
-  // No more than can still arrive (unseen + outstanding stays constant meanwhile).
-  uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(min_nr, unseen_ + requests_.busy()));
-  if (unseen_ < want)
-    done_cv_.wait_for(lock, std::chrono::nanoseconds(timeout.count_ns()), [&] { return unseen_ >= want; });
-  unseen_ = 0;  // the task has seen them (io_getevents returned)
+  recorder_.completion(e.cid, *r, nvme::status_field(e.status) & 0x7ff, seen, irq_at_, ctx_);
+  return true;
 }
 
 // disable_irq_nosync for MSI-X is lazy: nothing reaches the hardware now. If an
@@ -139,16 +81,11 @@ void HwQueueEnv::unmask_vector() {
 
 void HwQueueEnv::hold_interrupt(Time at) {
   held_ = true;
-  ++held_count_;
   if (setup_.hw_mask && !hw_masked_ && irqs_) {
     irqs_->set_delivery(setup_.vector, false);
     hw_masked_ = true;
   }
-  if (irq_records_.size() < setup_.trace_limit) irq_records_.push_back({qp_.qid(), at, 0, true});
-}
-
-void HwQueueEnv::record_irq(Time at, uint32_t cqes) {
-  if (irq_records_.size() < setup_.trace_limit) irq_records_.push_back({qp_.qid(), at, cqes, false});
+  recorder_.held_interrupt(at);
 }
 
 void HwQueueEnv::wake_thread() {
@@ -172,8 +109,7 @@ void HwQueueEnv::cancel_timer() {
 
 void HwQueueEnv::mode_change(std::string_view from, std::string_view to, std::string reason) {
   ++counters_.mode_changes;
-  if (modes_.size() < setup_.trace_limit)
-    modes_.push_back({qp_.qid(), clock_.now(), std::string(from), std::string(to), std::move(reason)});
+  recorder_.mode_change(clock_.now(), from, to, std::move(reason));
 }
 
 }  // namespace nvmesim::hw

@@ -2,7 +2,7 @@
 // blocked on the vector's eventfd (on_interrupt), an IRQ thread woken through an
 // eventfd (on_thread, with fsleep as a real sleep), a softirq thread on the queue's
 // timerfd (on_timer), and the submitting task (on_app_poll). Generic over the hooks:
-// any type satisfying the policy shape of policies/api/policy.h drops in.
+// any QueuePolicy (policies/api/policy_concepts.h) on this env drops in.
 #pragma once
 
 #include <poll.h>
@@ -19,11 +19,12 @@
 
 #include "hw/base/unique_fd.h"
 #include "hw/runner/queue_env.h"
+#include "policies/api/policy_concepts.h"
 #include "policies/api/steps.h"
 
 namespace nvmesim::hw {
 
-template <class P>
+template <policy::QueuePolicy<HwQueueEnv> P>
 class QueueRunner {
  public:
   QueueRunner(HwQueueEnv& env, P& policy, IrqVectors* irqs)
@@ -110,7 +111,7 @@ class QueueRunner {
       }
       env_.enter(trace::Context::irq, at);
       policy_.on_interrupt(env_);
-      env_.record_irq(at, env_.leave());
+      env_.recorder().interrupt(at, env_.leave());
     }
   }
 

@@ -41,8 +41,8 @@ struct EnvRig {
     env = std::make_unique<HwQueueEnv>(*q, *bufs, &vectors, clock, s);
   }
   void submit(int n) {
-    for (int i = 0; i < n; ++i) env->submit(trace::Op::read, uint64_t(i) * 8, 8);
-    env->ring_doorbell();
+    for (int i = 0; i < n; ++i) env->submitter().submit(trace::Op::read, uint64_t(i) * 8, 8);
+    env->submitter().ring_doorbell();
   }
 };
 
@@ -52,7 +52,7 @@ TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
   r.dev.faults.hold_io = true;
   r.submit(5);
   EXPECT_EQ(r.env->inflight(), 5u);
-  EXPECT_EQ(r.env->outstanding(), 5u);
+  EXPECT_EQ(r.env->submitter().outstanding(), 5u);
   r.dev.release_io();
   EXPECT_GT(r.vectors.pending(1), 0u);
   r.env->enter(trace::Context::irq, r.env->now());
@@ -60,12 +60,12 @@ TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
   EXPECT_EQ(r.env->leave(), 5u);
   EXPECT_EQ(r.env->counters().irq_useful, 1u);
   EXPECT_EQ(r.env->counters().completions, 5u);
-  EXPECT_EQ(r.env->outstanding(), 0u);
+  EXPECT_EQ(r.env->submitter().outstanding(), 0u);
   // An interrupt that finds nothing is spurious.
   p.on_interrupt(*r.env);
   EXPECT_EQ(r.env->counters().irq_spurious, 1u);
-  ASSERT_EQ(r.env->commands().size(), 5u);
-  for (const auto& c : r.env->commands()) {
+  ASSERT_EQ(r.env->recorder().commands().size(), 5u);
+  for (const auto& c : r.env->recorder().commands()) {
     EXPECT_EQ(c.completed_by, trace::Context::irq);
     EXPECT_TRUE(c.irq.has_value());
     EXPECT_LE(c.submit, c.doorbell);
@@ -117,8 +117,8 @@ TEST(HwQueueEnv, StrayCqeIsCountedNotCompleted) {
   r.q->submit(s);
   r.q->ring_sq_doorbell();
   EXPECT_EQ(r.env->drain(), 1u);
-  EXPECT_EQ(r.env->stray_cqes(), 1u);
-  EXPECT_EQ(r.env->completed(), 0u);
+  EXPECT_EQ(r.env->recorder().stray_cqes(), 1u);
+  EXPECT_EQ(r.env->recorder().completed(), 0u);
 }
 
 TEST(QueueRunner, IrqPolicyCompletesIoOnRealThreadsAndEventfds) {
@@ -130,19 +130,19 @@ TEST(QueueRunner, IrqPolicyCompletesIoOnRealThreadsAndEventfds) {
   int submitted = 0;
   {
     std::unique_lock lock(r.env->mutex());
-    while (r.env->completed() < kTotal) {
-      while (submitted < kTotal && r.env->outstanding() < 4 && r.env->can_submit()) {
-        r.env->submit(trace::Op::read, uint64_t(submitted) * 8, 8);
+    while (r.env->recorder().completed() < kTotal) {
+      while (submitted < kTotal && r.env->submitter().outstanding() < 4 && r.env->submitter().can_submit()) {
+        r.env->submitter().submit(trace::Op::read, uint64_t(submitted) * 8, 8);
         ++submitted;
       }
-      r.env->ring_doorbell();
-      r.env->wait_completion(lock, Duration::ms(100));
+      r.env->submitter().ring_doorbell();
+      r.env->completion_wait().wait(lock, Duration::ms(100));
     }
   }
   runner.stop();
-  EXPECT_EQ(r.env->completed(), uint64_t(kTotal));
+  EXPECT_EQ(r.env->recorder().completed(), uint64_t(kTotal));
   EXPECT_GE(r.env->counters().irq_useful, 1u);
-  EXPECT_EQ(r.env->irqs().size(), r.env->counters().irq_useful + r.env->counters().irq_spurious);
+  EXPECT_EQ(r.env->recorder().irqs().size(), r.env->counters().irq_useful + r.env->counters().irq_spurious);
 }
 
 }  // namespace
