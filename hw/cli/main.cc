@@ -103,16 +103,17 @@ struct Args {
   std::string bdf;  // bind, unbind
 };
 
-int dispatch(int argc, char** argv) {
-  CLI::App app{"nvmesim-hw: run nvmesim's scenarios and policies on a real NVMe drive over VFIO.\n"
-               "Reads only, unless --allow-write names the blocks that may be overwritten. See docs/hw.md.",
-               "nvmesim-hw"};
+// The subcommands, their options bound to `a`.
+struct Commands {
+  CLI::App *identify, *rwtest, *run, *bind, *unbind;
+};
+
+Commands define_commands(CLI::App& app, Args& a) {
   app.require_subcommand(1);
-  Args a;
   const std::string bind_help =
       "bind the device to vfio-pci for this command and give it back to its driver on exit (also after "
       "SIGINT, SIGTERM, a crash or SIGKILL); refused when its block devices are in use";
-  auto add_device = [&](CLI::App* cmd) {
+  auto add_device = [&a, bind_help](CLI::App* cmd) {
     cmd->add_option("--device", a.device, "PCI address of the controller (0000:01:00.0)")
         ->required()
         ->transform(kBdf);
@@ -148,6 +149,15 @@ int dispatch(int argc, char** argv) {
   CLI::App* unbind = app.add_subcommand("unbind", "give the device back to the driver saved by bind");
   unbind->add_option("bdf", a.bdf, "PCI address")->required()->transform(kBdf);
 
+  return {identify, rwtest, run, bind, unbind};
+}
+
+int dispatch(int argc, char** argv) {
+  CLI::App app{"nvmesim-hw: run nvmesim's scenarios and policies on a real NVMe drive over VFIO.\n"
+               "Reads only, unless --allow-write names the blocks that may be overwritten. See docs/hw.md.",
+               "nvmesim-hw"};
+  Args a;
+  const auto [identify, rwtest, run, bind, unbind] = define_commands(app, a);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
