@@ -1,0 +1,47 @@
+// What `nvmesim-hw run` writes: the results document in the simulator's layout
+// (docs/results.md, "hw runs"; this runner fills the record, app/run_record.cc writes
+// it) and the per-command trace (docs/trace-format.md).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/scenario_load.h"
+#include "hw/runner/drive_env.h"
+#include "hw/runner/drive_session.h"
+#include "hw/runner/lane.h"
+#include "hw/runner/lba_range.h"
+#include "hw/runner/run_scenario.h"
+#include "policies/registry.h"
+#include "sim/command_trace.h"
+#include "sim/time.h"
+
+namespace nvmesim::hw {
+
+// What the results record about the hw run itself, next to the scenario.
+struct HwRunFacts {
+  uint32_t iodepth;
+  uint32_t queue_depth;
+  LbaRange range;
+  bool interrupted;
+  int64_t wall_ns;
+  std::string drive_mode;      // the drive policy's final mode; "" for per-queue policies
+  nlohmann::json coalescing;   // the static coalescing set, null if none
+  Duration window;             // the measured window as run
+};
+
+// Writes the results to o.results_path (else to `log`) and a summary line to `log`.
+void write_results(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s,
+                   const HwDriveEnv& drive_env, const std::vector<Lane>& lanes,
+                   const std::vector<policy::AnyQueuePolicy>& policies, const HwRunFacts& f,
+                   std::ostream& log);
+
+// The trace rows of all queues and of the drive policy, in time order.
+void write_trace(const std::string& path, const std::vector<Lane>& lanes,
+                 const std::vector<trace::ModeRecord>& drive_modes);
+
+}  // namespace nvmesim::hw

@@ -1,0 +1,48 @@
+#include "hw/runner/submitter.h"
+
+namespace nvmesim::hw {
+
+Submitter::Submitter(nvme::QueuePair& qp, IoBuffers& buffers, const Clock& clock,
+                     InflightIntegral& inflight, uint32_t nsid)
+    : qp_(qp),
+      buffers_(buffers),
+      clock_(clock),
+      inflight_(inflight),
+      nsid_(nsid),
+      requests_(qp.depth() - 1) {}  // an SQ of depth D holds D - 1 commands
+
+uint16_t Submitter::submit(trace::Op op, uint64_t lba, uint32_t blocks) {
+  uint16_t cid = requests_.acquire();
+  Request& r = requests_.at(cid);
+  r.op = op;
+  r.lba = lba;
+  r.blocks = blocks;
+  nvme::Sqe s = op == trace::Op::flush
+                    ? nvme::flush(nsid_)
+                    : nvme::rw(op == trace::Op::read ? nvme::io::kRead : nvme::io::kWrite, nsid_,
+                               lba, blocks);
+  s.cid = cid;
+  if (op != trace::Op::flush) buffers_.fill_prps(s, cid);
+  r.submit = clock_.now();
+  qp_.submit(s);
+  not_rung_.push_back(cid);
+  return cid;
+}
+
+void Submitter::ring_doorbell() {
+  if (!qp_.sq().doorbell_needed()) return;
+  Time t = clock_.now();
+  inflight_.close(t, qp_.inflight());
+  qp_.ring_sq_doorbell();
+  for (uint16_t cid : not_rung_) requests_.at(cid).doorbell = t;
+  not_rung_.clear();
+}
+
+std::optional<Request> Submitter::finish(uint16_t cid) {
+  if (cid >= requests_.capacity() || !requests_.at(cid).busy) return std::nullopt;
+  Request r = requests_.at(cid);
+  requests_.release(cid);
+  return r;
+}
+
+}  // namespace nvmesim::hw
