@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/results_json.h"
+#include "models/host_queue.h"
 #include "policies/api/counters.h"
 #include "sim/histogram.h"
 #include "sim/time.h"
@@ -20,8 +21,8 @@
 namespace nvmesim::results {
 
 // Per queue (and per drive for drive policies): at most this many mode changes are kept;
-// later ones are counted in timeline_dropped.
-inline constexpr std::size_t kTimelineCap = 100000;
+// later ones are counted in timeline_dropped. The simulator caps where it records.
+inline constexpr std::size_t kTimelineCap = kModeTimelineCap;
 
 // The figures every level has (metrics_json): volume, latency and interrupts.
 struct Figures {

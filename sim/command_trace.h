@@ -40,7 +40,7 @@ struct CommandRecord {
   std::optional<Time> cqe_posted;   // CQE in host memory: known to a simulator, not to hw
   Time cqe_seen;                    // the reaper found it (phase tag matched)
   std::optional<Time> irq;          // start of the hard IRQ whose handler (or thread) consumed it
-  Context completed_by = Context::irq;
+  Context completed_by = Context::hardirq;
   uint16_t status = 0;              // NVMe status field (SCT << 8 | SC), 0 = success
 };
 

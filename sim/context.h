@@ -14,11 +14,6 @@ enum class Context : uint8_t {
   softirq = 1,
   irq_thread = 2,
   app = 3,
-  // The per-command trace's words for the same contexts (docs/trace-format.md), as the
-  // hw runner spells them; same values, not more contexts.
-  irq = hardirq,
-  timer = softirq,
-  thread = irq_thread,
 };
 constexpr int kContexts = 4;
 

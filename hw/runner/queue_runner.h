@@ -109,7 +109,7 @@ class QueueRunner {
         env_.hold_interrupt(at);
         continue;
       }
-      env_.enter(trace::Context::irq, at);
+      env_.enter(trace::Context::hardirq, at);
       policy_.on_interrupt(env_);
       env_.recorder().interrupt(at, env_.leave());
     }
@@ -123,7 +123,7 @@ class QueueRunner {
         policy::ThreadStep step;
         {
           std::lock_guard lock(env_.mutex());
-          env_.enter(trace::Context::thread);
+          env_.enter(trace::Context::irq_thread);
           step = policy_.on_thread(env_);
           env_.leave();
           if (step.kind == policy::ThreadStep::Kind::sleep) ++env_.counters().sleeps;
@@ -154,7 +154,7 @@ class QueueRunner {
       if (!consume(env_.timer_fd())) continue;
       std::lock_guard lock(env_.mutex());
       ++env_.counters().timer_expiries;
-      env_.enter(trace::Context::timer);
+      env_.enter(trace::Context::softirq);
       policy::TimerStep step = policy_.on_timer(env_);
       env_.leave();
       if (step.rearm) env_.arm_timer(step.period);

@@ -24,6 +24,7 @@
 #include "hw/runner/queue_env.h"
 #include "hw/runner/queue_runner.h"
 #include "hw/runner/run_results.h"
+#include "models/topology.h"
 #include "policies/api/policy_concepts.h"
 #include "policies/registry.h"
 
@@ -357,9 +358,12 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (auto err = policy::validate_policy(sc.policy.name, params, depth))
     throw Refusal("/policy/params" + (err->param.empty() ? "" : "/" + err->param) + ": " + err->message +
                   " (queue depth " + std::to_string(depth) + " on this controller)");
-  const policy::PolicyInfo& info = *policy::find_policy(sc.policy.name);
-  // Every I/O queue here has its own MSI-X vector and nothing is threaded, so queues
-  // eligible only with a dedicated vector are eligible.
+  // Which queues run the policy: the simulator's rule (models/topology.h). Vector 0 is the
+  // admin queue's, 1..nq the I/O queues' (only the admin's when the policy polls); no
+  // interrupt here is threaded.
+  const policy::PolicyInfo& requested = *policy::find_policy(sc.policy.name);
+  const policy::PolicyInfo& info =
+      queue_policy(requested, VectorShape{requested.uses_vector ? nq + 1 : 1, /*threaded=*/false});
   std::vector<policy::AnyQueuePolicy> policies;
   for (uint32_t i = 0; i < nq; ++i) policies.push_back(info.make(params));
   int rc;

@@ -55,7 +55,7 @@ TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
   EXPECT_EQ(r.env->submitter().outstanding(), 5u);
   r.dev.release_io();
   EXPECT_GT(r.vectors.pending(1), 0u);
-  r.env->enter(trace::Context::irq, r.env->now());
+  r.env->enter(trace::Context::hardirq, r.env->now());
   p.on_interrupt(*r.env);
   EXPECT_EQ(r.env->leave(), 5u);
   EXPECT_EQ(r.env->counters().irq_useful, 1u);
@@ -66,7 +66,7 @@ TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
   EXPECT_EQ(r.env->counters().irq_spurious, 1u);
   ASSERT_EQ(r.env->recorder().commands().size(), 5u);
   for (const auto& c : r.env->recorder().commands()) {
-    EXPECT_EQ(c.completed_by, trace::Context::irq);
+    EXPECT_EQ(c.completed_by, trace::Context::hardirq);
     EXPECT_TRUE(c.irq.has_value());
     EXPECT_LE(c.submit, c.doorbell);
     EXPECT_LE(c.doorbell, c.cqe_seen);

@@ -23,7 +23,7 @@ TEST(QueueRecorder, MeasuresOnlyCommandsSubmittedAndSeenInTheWindow) {
   rec.completion(0, submitted_at(t0 + Duration::us(5)), 0, t0 + Duration::us(20), Time::never(),
                  trace::Context::app);  // warm-up: submitted before the window
   rec.completion(1, submitted_at(t0 + Duration::us(30)), 0, t0 + Duration::us(32), Time::never(),
-                 trace::Context::irq);
+                 trace::Context::hardirq);
   rec.completion(2, submitted_at(t0 + Duration::us(90)), 0x2, t0 + Duration::us(120), Time::never(),
                  trace::Context::app);  // seen after the window, and an error
   EXPECT_EQ(rec.completed(), 3u);
@@ -33,7 +33,7 @@ TEST(QueueRecorder, MeasuresOnlyCommandsSubmittedAndSeenInTheWindow) {
   ASSERT_EQ(rec.commands().size(), 3u);
   EXPECT_EQ(rec.commands()[1].queue, 3u);
   EXPECT_EQ(rec.commands()[1].cid, 1u);
-  EXPECT_EQ(rec.commands()[1].completed_by, trace::Context::irq);
+  EXPECT_EQ(rec.commands()[1].completed_by, trace::Context::hardirq);
   EXPECT_EQ(rec.commands()[2].status, 0x2u);
 }
 
