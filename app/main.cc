@@ -39,7 +39,7 @@ int finish_stdout(int code) {
   errno = 0;
   std::cout.flush();
   if (!std::cout) {
-    std::cerr << "nvmesim: " << nvmesim::cannot_write("stdout") << "\n";
+    std::cerr << "nvmesim: " << nvmesim::cannot_write("stdout", errno) << "\n";
     return kExitInternal;
   }
   return code;
