@@ -114,7 +114,7 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
         j["rate_process"] = opt.value;
       } else if (key == "runtime" || key == "ramp_time") {
         auto ns = parse_duration_ns(opt.value, 1000000000);  // fio: seconds by default
-        if (!ns) return bad("must be a time like 10s or 500ms, got '" + opt.value + "'");
+        if (!ns) return bad("must be a time like 10s or 500ms (at most 3600s), got '" + opt.value + "'");
         if (*ns > limits::kMaxRunDuration.count_ns() || (key == "runtime" && *ns < 1000))
           return bad("must be between " + std::string(key == "runtime" ? "1us" : "0") + " and " +
                      std::to_string(limits::kMaxRunDuration.count_ns() / 1000000000) + "s, got '" + opt.value + "'");

@@ -490,25 +490,37 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   return std::nullopt;
 }
 
+// Applies the fio job file that doc["fio"] names, unless it is the one in `applied`.
+std::optional<InputError> apply_fio_reference(json& doc, const std::string& base_dir, json& applied) {
+  if (!doc.contains("fio") || doc["fio"] == applied) return std::nullopt;
+  if (!doc["fio"].is_string()) return InputError{"/fio", "must be the file name of a fio job file"};
+  auto jobs = fio_file_to_scenario_patch(resolve(base_dir, doc["fio"].get<std::string>()).string());
+  if (auto* e = std::get_if<InputError>(&jobs)) return InputError{"/fio", e->str()};
+  for (auto& [k, v] : std::get<json>(jobs).items()) doc[k] = v;
+  applied = doc["fio"];
+  return std::nullopt;
+}
+
 LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir) {
   std::optional<InputError> err;
   if (!doc.is_object()) return InputError{"/", "a scenario must be a JSON object"};
   // Documents from files are limited while parsing; this covers those built elsewhere.
   if (json_depth_exceeds(doc, limits::kMaxJsonDepth))
     return InputError{"/", "nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels"};
+  // Checked before any profile is read: 10 000 drives would read 10 000 files first.
+  if (doc.contains("drives") && doc["drives"].is_array() && doc["drives"].size() > limits::kMaxDrives)
+    return InputError{"/drives", "at most " + std::to_string(limits::kMaxDrives) + " drives, got " + std::to_string(doc["drives"].size())};
   // fio job file referenced from a scenario: its jobs replace "jobs".
-  if (doc.contains("fio")) {
-    if (!doc["fio"].is_string()) return InputError{"/fio", "must be the file name of a fio job file"};
-    auto jobs = fio_file_to_scenario_patch(resolve(base_dir, doc["fio"].get<std::string>()).string());
-    if (auto* e = std::get_if<InputError>(&jobs)) return *e;
-    for (auto& [k, v] : std::get<json>(jobs).items()) doc[k] = v;
-  }
+  json fio_applied;
+  if (auto e = apply_fio_reference(doc, base_dir, fio_applied)) return *e;
   // Profiles are inlined before the overrides (so host.cores=8 reaches into a profile
   // file) and again after them (so host=profiles/x.json names a file).
   inline_profiles(doc, base_dir, err);
   if (err) return *err;
   for (const auto& o : opts.overrides)
     if (auto e = apply_override(doc, o)) return *e;
+  // --set fio=FILE names a job file too (its jobs replace those of the scenario).
+  if (auto e = apply_fio_reference(doc, base_dir, fio_applied)) return *e;
   inline_profiles(doc, base_dir, err);
   if (err) return *err;
   if (opts.seed) doc["seed"] = *opts.seed;
