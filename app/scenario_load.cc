@@ -270,25 +270,18 @@ std::optional<std::vector<uint32_t>> parse_cpu_list(const std::string& s) {
   std::vector<uint32_t> out;
   std::stringstream ss(s);
   std::string part;
+  // Each number range-checked before conversion ("4294967296" must not become CPU 0).
+  auto cpu = [](const std::string& t) { return in_range(parse_integral(t), 0, UINT32_MAX); };
   while (std::getline(ss, part, ',')) {
-    if (part.empty()) return std::nullopt;
     auto dash = part.find('-');
-    try {
-      std::size_t used = 0;
-      if (dash == std::string::npos) {
-        unsigned long v = std::stoul(part, &used);
-        if (used != part.size()) return std::nullopt;
-        out.push_back(static_cast<uint32_t>(v));
-      } else {
-        unsigned long a = std::stoul(part.substr(0, dash), &used);
-        if (used != dash) return std::nullopt;
-        std::string rest = part.substr(dash + 1);
-        unsigned long b = std::stoul(rest, &used);
-        if (used != rest.size() || b < a || b - a > 65536) return std::nullopt;
-        for (unsigned long c = a; c <= b; ++c) out.push_back(static_cast<uint32_t>(c));
-      }
-    } catch (const std::exception&) {
-      return std::nullopt;
+    if (dash == std::string::npos) {
+      auto c = cpu(part);
+      if (!c) return std::nullopt;
+      out.push_back(static_cast<uint32_t>(*c));
+    } else {
+      auto a = cpu(part.substr(0, dash)), b = cpu(part.substr(dash + 1));
+      if (!a || !b || *b < *a || *b - *a > 65536) return std::nullopt;
+      for (int64_t c = *a; c <= *b; ++c) out.push_back(static_cast<uint32_t>(c));
     }
   }
   if (out.empty()) return std::nullopt;
