@@ -16,6 +16,7 @@
 #include "app/checked_number.h"
 #include "app/input_limits.h"
 #include "app/json_reader.h"
+#include "app/memory_estimate.h"
 #include "app/output_file.h"
 #include "app/report.h"
 #include "app/run.h"
@@ -140,6 +141,10 @@ int run_or_validate(bool validate, const RunArgs& a) {
     if (!e.empty()) return input_error({o.option, e});
     if (o.stream) *o.stream = &o.file.stream();
   }
+  // The trace buffers get what the rest of the run leaves under the memory limit.
+  nvmesim::TraceCaps caps = nvmesim::trace_caps(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
+  ropts.trace_max_events = caps.trace_events;
+  ropts.command_trace_max_records = caps.command_records;
   if (!a.trace_window.empty()) {
     TraceWindow w = *parse_trace_window(a.trace_window);
     ropts.trace_from_us = w.from_us;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <variant>
 
 #include "app/input_limits.h"
+#include "models/command_trace_log.h"
 #include "models/cpu_core.h"
 #include "models/device.h"
 #include "models/host_queue.h"
@@ -35,11 +37,12 @@ const uint64_t kPerRequest = sizeof(Request) + 2 * sizeof(uint32_t) + sizeof(sim
 const uint64_t kPerQueueSlot = sizeof(uint32_t) + sizeof(CqEntry) + sizeof(uint32_t) + 16;
 // The results document's share of a queue, job clone or drive (JSON objects, timelines).
 constexpr uint64_t kResultsPerObject = 8 << 10;
-// The trace recorders' caps (sim::TraceRecorder, CommandTraceLog: 4 M records each) and
-// the bytes a recorded event takes there.
-constexpr uint64_t kTraceEvents = 4'000'000;
-constexpr uint64_t kTraceEventBytes = 64;
-constexpr uint64_t kCommandRecordBytes = 96;
+// A record in the trace recorders (sim::TraceRecorder's event: phase, ids, times, name,
+// value; CommandTraceLog's row: time, order and the record variant), times 3 for the
+// vector's growth (old and new arrays while it doubles).
+constexpr uint64_t kTraceEventBytes = 3 * 56;
+const uint64_t kCommandRecordBytes =
+    3 * (16 + sizeof(std::variant<trace::CommandRecord, trace::IrqRecord, trace::ModeRecord>));
 
 }  // namespace
 
@@ -85,8 +88,8 @@ MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trac
   e.parts.push_back({"drives", "/drives", drive_bytes});
   e.parts.push_back({"job clones", sc.jobs.empty() ? "/jobs" : "/jobs/" + std::to_string(clone_job) + "/numjobs", clones_bytes});
   e.parts.push_back({"cores", "/host/cores", mul(cores, sizeof(Core) + 4 * sizeof(Task) + kResultsPerObject)});
-  if (trace) e.parts.push_back({"trace buffer", "--trace", kTraceEvents * kTraceEventBytes});
-  if (command_trace) e.parts.push_back({"command trace buffer", "--command-trace", kTraceEvents * kCommandRecordBytes});
+  if (trace) e.parts.push_back({"trace buffer", "--trace", kMinTraceRecords * kTraceEventBytes});
+  if (command_trace) e.parts.push_back({"command trace buffer", "--command-trace", kMinTraceRecords * kCommandRecordBytes});
   return e;
 }
 
@@ -105,6 +108,23 @@ std::optional<InputError> check_memory(const Scenario& sc, uint64_t limit_bytes,
   return InputError{big.path, "the run would need about " + std::to_string(total) + " bytes (" + detail +
                                   "), more than the memory limit of " + std::to_string(limit_bytes) +
                                   " bytes (--memory-limit); " + big.what + " is the largest part"};
+}
+
+}  // namespace nvmesim
+
+namespace nvmesim {
+
+TraceCaps trace_caps(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace) {
+  TraceCaps caps;
+  uint64_t rest = estimate_memory(sc, false, false).total();
+  uint64_t spare = limit_bytes > rest ? limit_bytes - rest : 0;
+  uint64_t share = spare / std::max(1, int{trace} + int{command_trace});  // split evenly
+  auto fit = [&](uint64_t record_bytes) {
+    return static_cast<std::size_t>(std::clamp<uint64_t>(share / record_bytes, kMinTraceRecords, kMaxTraceRecords));
+  };
+  caps.trace_events = fit(kTraceEventBytes);
+  caps.command_records = fit(kCommandRecordBytes);
+  return caps;
 }
 
 }  // namespace nvmesim

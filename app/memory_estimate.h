@@ -26,8 +26,21 @@ struct MemoryEstimate {
   uint64_t total() const;
 };
 
-// The trace buffers count only when the run records them.
+// The trace buffers count only when the run records them, at their smallest useful size
+// (kMinTraceRecords each); trace_caps gives them what is left under the limit.
 MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trace);
+
+inline constexpr std::size_t kMaxTraceRecords = 4'000'000;  // the recorders' own caps
+inline constexpr std::size_t kMinTraceRecords = 100'000;
+
+// How many records each requested trace may keep: the recorders' caps, fewer when the
+// memory left under `limit_bytes` after the rest of the run does not hold them. Past the
+// cap a trace drops later events and says so; the results are not affected.
+struct TraceCaps {
+  std::size_t trace_events = kMaxTraceRecords;
+  std::size_t command_records = kMaxTraceRecords;
+};
+TraceCaps trace_caps(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace);
 
 // An InputError naming the largest part's path when the estimate exceeds `limit_bytes`
 // (or the model's 2^31 request ids).

@@ -33,12 +33,12 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   const Time to = min(opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10), end);
   std::unique_ptr<sim::TraceRecorder> trace;
   if (opts.trace_out || !opts.trace_path.empty()) {
-    trace = std::make_unique<sim::TraceRecorder>(from, to);
+    trace = std::make_unique<sim::TraceRecorder>(from, to, opts.trace_max_events);
     sys.enable_trace(trace.get());
   }
   std::unique_ptr<CommandTraceLog> commands;
   if (opts.command_trace_out || !opts.command_trace_path.empty()) {
-    commands = std::make_unique<CommandTraceLog>(from, to);
+    commands = std::make_unique<CommandTraceLog>(from, to, opts.command_trace_max_records);
     sys.enable_command_trace(commands.get());
   }
   sys.run(opts.progress);

@@ -21,6 +21,9 @@ struct RunOptions {
   // Instead of the paths: streams the caller opened (and checks) itself.
   std::ostream* trace_out = nullptr;
   std::ostream* command_trace_out = nullptr;
+  // The recorders' caps (records kept; later ones are dropped and counted).
+  std::size_t trace_max_events = 4'000'000;
+  std::size_t command_trace_max_records = 4'000'000;
   // Its time window in simulated us; from < 0: the start of the measured window;
   // to < 0: 10 ms after `from` (capped at the end of the run).
   int64_t trace_from_us = -1;

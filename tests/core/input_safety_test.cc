@@ -336,3 +336,24 @@ TEST(DeviceArithmetic, SlowestAcceptedProfileRunsWithEventsInOrder) {
 
 }  // namespace
 }  // namespace nvmesim
+
+namespace nvmesim {
+namespace {
+
+TEST(MemoryEstimate, TraceBuffersGetWhatTheLimitLeaves) {
+  LoadOptions o;
+  auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
+  ASSERT_TRUE(std::holds_alternative<LoadedScenario>(r));
+  const Scenario& sc = std::get<LoadedScenario>(r).scenario;
+  TraceCaps both = trace_caps(sc, limits::kDefaultMemoryLimitBytes, true, true);
+  TraceCaps one = trace_caps(sc, limits::kDefaultMemoryLimitBytes, false, true);
+  EXPECT_LT(both.command_records, one.command_records);  // two traces share the spare memory
+  EXPECT_GE(both.command_records, kMinTraceRecords);
+  EXPECT_LE(one.trace_events, kMaxTraceRecords);
+  TraceCaps big = trace_caps(sc, limits::kMaxMemoryLimitBytes, true, true);
+  EXPECT_EQ(big.trace_events, kMaxTraceRecords);
+  EXPECT_EQ(big.command_records, kMaxTraceRecords);
+}
+
+}  // namespace
+}  // namespace nvmesim
