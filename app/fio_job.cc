@@ -52,7 +52,9 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
       if (t.back() != ']') return InputError{file + ":" + std::to_string(lineno), "unterminated section header"};
       std::string name = trim(t.substr(1, t.size() - 2));
       if (name == "global") cur = &global;
-      else {
+      else if (jobs.size() >= limits::kMaxJobs) {
+        return InputError{file + ":" + std::to_string(lineno), "more than " + std::to_string(limits::kMaxJobs) + " job sections"};
+      } else {
         jobs.emplace_back(name, Section{});
         cur = &jobs.back().second;
       }

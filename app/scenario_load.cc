@@ -29,6 +29,7 @@ constexpr Duration kMaxLatency = Duration::s(10);
 constexpr double kMinIops = 1;                // iops_max: one command a second
 constexpr double kMinLinkBytesPerS = 1e6;     // link_bytes_per_s: 1 MB/s
 constexpr double kMinRateIops = 1e-3;         // rate_iops: one I/O in 1000 s
+constexpr std::size_t kMaxCpuList = 65536;    // cpus_allowed entries (clone i takes the i-th)
 
 std::optional<json> read_json_file(const fs::path& p, const std::string& where, std::optional<InputError>& err) {
   auto text = read_input_file(p.string(), limits::kMaxInputFileBytes);
@@ -283,6 +284,7 @@ std::optional<std::vector<uint32_t>> parse_cpu_list(const std::string& s) {
       if (!a || !b || *b < *a || *b - *a > 65536) return std::nullopt;
       for (int64_t c = *a; c <= *b; ++c) out.push_back(static_cast<uint32_t>(c));
     }
+    if (out.size() > kMaxCpuList) return std::nullopt;  // "0-65535,0-65535,..." would not end
   }
   if (out.empty()) return std::nullopt;
   return out;
@@ -326,7 +328,7 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
       cpus.emplace();
       for (const json& x : c) {
         auto cpu = in_range(json_integral(x), 0, UINT32_MAX);
-        if (!cpu) {
+        if (!cpu || cpus->size() >= kMaxCpuList) {
           cpus.reset();
           break;
         }

@@ -105,6 +105,14 @@ TEST(InputSafety, CpuAndDriveIndexesAreRangeCheckedBeforeConversion) {
   EXPECT_EQ(load_error({"jobs.0.drives=[18446744073709551615]"}).path, "/jobs/0/drives/0");
 }
 
+TEST(InputSafety, CpuListsAreBoundedInLength) {
+  const std::string many = "0-30000,0-30000,0-30000";
+  EXPECT_EQ(load_error({"jobs.0.cpus_allowed=\"" + many + "\""}).path, "/jobs/0/cpus_allowed");
+  json zeros = json::array();
+  for (int i = 0; i < 70000; ++i) zeros.push_back(0);
+  EXPECT_EQ(load_error({"jobs.0.cpus_allowed=" + zeros.dump()}).path, "/jobs/0/cpus_allowed");
+}
+
 TEST(InputSafety, SeedsTakeTheFullUnsignedRange) {
   LoadOptions o;
   o.overrides = {"seed=18446744073709551615"};
@@ -304,6 +312,18 @@ TEST(FioSafety, NumbersOfAnyMagnitude) {
     ASSERT_TRUE(std::holds_alternative<InputError>(r)) << bad;
     EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2") << bad;
   }
+}
+
+TEST(FioSafety, JobSectionsAreBounded) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) {
+    text += "[j";
+    text += std::to_string(i);
+    text += "]\n";
+  }
+  auto r = fio_text_to_scenario_patch(text, "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).path, "a.fio:4097");
 }
 
 TEST(FioSafety, JobFilesThatAreNotRegularFiles) {
