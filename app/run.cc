@@ -6,7 +6,8 @@
 #include <cmath>
 
 #include "app/output_file.h"
-#include "app/results_json.h"
+#include "app/run_record.h"
+#include "policies/registry.h"
 #include "models/system.h"
 #include "sim/histogram.h"
 
@@ -15,11 +16,110 @@ using nlohmann::json;
 
 namespace {
 
-using results::Interrupts;
-using results::counters_json;
-using results::frac;
-using results::metrics_json;
-using results::mode_change_json;
+using results::Figures;
+
+results::TimelineEntry entry_of(const ModeChange& e) { return {e.time.ns(), e.from, e.to, e.reason}; }
+
+// What the simulated run measured, as the results' typed record.
+results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
+  const Scenario& sc = loaded.scenario;
+  const Duration window = sys.window();
+  const auto& queues = sys.queues();
+  results::RunRecord r;
+  r.seed = sc.seed;
+  r.scenario = loaded.resolved;
+  r.window = window;
+
+  // Per queue: latency and volume from the jobs that used it.
+  std::vector<Figures> q_fig(queues.size());
+  for (const Job& j : sys.jobs()) {
+    results::JobRecord jr;
+    for (std::size_t s = 0; s < j.queues.size(); ++s) {
+      const uint32_t gq = j.queues[s];
+      jr.figures.latency.merge(j.latency[s]);
+      q_fig[gq].latency.merge(j.latency[s]);
+      q_fig[gq].ios += j.ios[s];
+      q_fig[gq].bytes += j.bytes[s];
+      jr.figures.ios += j.ios[s];
+      jr.figures.bytes += j.bytes[s];
+      jr.figures.irq.add(sys.queue_counters(gq), sys.queue_lazy_masked(gq));
+    }
+    r.aggregate.latency.merge(jr.figures.latency);
+    r.aggregate.ios += jr.figures.ios;
+    r.aggregate.bytes += jr.figures.bytes;
+    jr.name = j.spec->name;
+    jr.job = j.spec_index;
+    jr.clone = j.clone;
+    jr.core = j.core;
+    jr.queues = j.queues;
+    r.jobs.push_back(std::move(jr));
+  }
+
+  std::vector<Figures> d_fig(sc.drives.size());
+  for (std::size_t gq = 0; gq < queues.size(); ++gq) {
+    const HostQueue& q = *queues[gq];
+    const policy::QueueCounters c = sys.queue_counters(static_cast<uint32_t>(gq));
+    const uint64_t lazy = sys.queue_lazy_masked(static_cast<uint32_t>(gq));
+    q_fig[gq].irq.add(c, lazy);
+    d_fig[q.drive].irq.add(c, lazy);
+    r.aggregate.irq.add(c, lazy);
+    d_fig[q.drive].latency.merge(q_fig[gq].latency);
+    d_fig[q.drive].ios += q_fig[gq].ios;
+    d_fig[q.drive].bytes += q_fig[gq].bytes;
+    if (q.submitted == 0 && c.completions == 0 && q_fig[gq].irq.total() == 0) continue;  // unused queue
+    results::QueueRecord qr;
+    qr.figures = std::move(q_fig[gq]);
+    qr.queue = static_cast<uint32_t>(gq);
+    qr.drive = q.drive;
+    qr.qid = q.qid + 1;  // q.qid counts I/O queues from 0
+    qr.core = q.core;
+    qr.polled = q.polled;
+    qr.policy = std::string(policy::policy_name(q.policy));
+    qr.final_mode = std::visit([](const auto& p) { return std::string(p.mode()); }, q.policy);
+    qr.counters = c;
+    for (const auto& e : q.timeline) qr.timeline.push_back(entry_of(e));
+    qr.timeline_dropped = q.timeline_dropped;
+    r.queues.push_back(std::move(qr));
+  }
+
+  const double secs = static_cast<double>(window.count_ns()) / 1e9;
+  const auto w = static_cast<double>(window.count_ns());
+  results::Limits limits;
+  for (std::size_t d = 0; d < sc.drives.size(); ++d) {
+    const DeviceProfile& p = sc.drives[d].profile;
+    const DeviceStats s = sys.device_stats(static_cast<uint32_t>(d));
+    results::DriveRecord dr;
+    dr.figures = std::move(d_fig[d]);
+    dr.name = sc.drives[d].name;
+    dr.commands = s.commands;
+    results::DeviceModelFigures m;
+    m.iops_ceiling_utilization = p.iops_max > 0 ? static_cast<double>(s.commands) / (p.iops_max * secs) : 0.0;
+    m.unit_utilization = static_cast<double>(s.unit_busy.count_ns()) / (static_cast<double>(p.units) * w);
+    m.link_utilization = static_cast<double>(s.link_busy.count_ns()) / (2.0 * w);
+    m.mean_unit_wait_ns = s.waits ? static_cast<double>(s.queue_wait.count_ns()) / static_cast<double>(s.waits) : 0.0;
+    m.msix_messages = s.msix_messages;
+    m.msix_held_by_mask = s.msix_held;
+    m.postings_coalesced = s.coalesced;
+    m.admin_commands = s.admin_commands;
+    limits.busiest_drive_utilization =
+        std::max({limits.busiest_drive_utilization, m.iops_ceiling_utilization, m.unit_utilization});
+    dr.model = m;
+    // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
+    for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));
+    dr.final_mode = sys.drive_mode(static_cast<uint32_t>(d));
+    r.drives.push_back(std::move(dr));
+  }
+
+  for (uint32_t c = 0; c < sys.core_count(); ++c) {
+    const CoreTimes t = sys.core_times(c);
+    results::CoreRecord cr{c, t.busy[0].count_ns(), t.busy[1].count_ns(), t.busy[2].count_ns(), t.busy[3].count_ns()};
+    limits.busiest_core_utilization =
+        std::max(limits.busiest_core_utilization, static_cast<double>(cr.busy_ns()) / w);
+    r.cores.push_back(cr);
+  }
+  r.limits = limits;
+  return r;
+}
 
 }  // namespace
 
@@ -64,150 +164,13 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     write_to(opts.command_trace_out, opts.command_trace_path, [&](std::ostream& os) { commands->write(os); });
     if (info) info->trace_dropped += commands->dropped();
   }
-  const Scenario& sc = loaded.scenario;
-  const Duration window = sys.window();
-  const auto& queues = sys.queues();
-  const auto& jobs = sys.jobs();
-
-  // Per queue: latency and volume from the jobs that used it.
-  std::vector<sim::Histogram> q_lat(queues.size());
-  std::vector<uint64_t> q_ios(queues.size(), 0), q_bytes(queues.size(), 0);
-  json jobs_json = json::array();
-  sim::Histogram all_lat;
-  uint64_t all_ios = 0, all_bytes = 0;
-  for (const Job& j : jobs) {
-    sim::Histogram jl;
-    uint64_t ios = 0, bytes = 0;
-    Interrupts irq;
-    for (std::size_t s = 0; s < j.queues.size(); ++s) {
-      uint32_t gq = j.queues[s];
-      jl.merge(j.latency[s]);
-      q_lat[gq].merge(j.latency[s]);
-      q_ios[gq] += j.ios[s];
-      q_bytes[gq] += j.bytes[s];
-      ios += j.ios[s];
-      bytes += j.bytes[s];
-      irq.add(sys.queue_counters(gq), sys.queue_lazy_masked(gq));
-    }
-    all_lat.merge(jl);
-    all_ios += ios;
-    all_bytes += bytes;
-    json m = metrics_json(ios, bytes, jl, irq, window);
-    m["name"] = j.spec->name;
-    m["job"] = j.spec_index;
-    m["clone"] = j.clone;
-    m["core"] = j.core;
-    json qs = json::array();
-    for (uint32_t gq : j.queues) qs.push_back(gq);
-    m["queues"] = qs;
-    jobs_json.push_back(m);
-  }
-
-  json queues_json = json::array();
-  std::vector<Interrupts> drive_irq(sc.drives.size());
-  std::vector<sim::Histogram> d_lat(sc.drives.size());
-  std::vector<uint64_t> d_ios(sc.drives.size(), 0), d_bytes(sc.drives.size(), 0);
-  Interrupts all_irq;
-  for (std::size_t gq = 0; gq < queues.size(); ++gq) {
-    const HostQueue& q = *queues[gq];
-    policy::QueueCounters c = sys.queue_counters(static_cast<uint32_t>(gq));
-    Interrupts irq;
-    irq.add(c, sys.queue_lazy_masked(static_cast<uint32_t>(gq)));
-    drive_irq[q.drive].add(c, sys.queue_lazy_masked(static_cast<uint32_t>(gq)));
-    all_irq.add(c, sys.queue_lazy_masked(static_cast<uint32_t>(gq)));
-    d_lat[q.drive].merge(q_lat[gq]);
-    d_ios[q.drive] += q_ios[gq];
-    d_bytes[q.drive] += q_bytes[gq];
-    if (q.submitted == 0 && c.completions == 0 && irq.total() == 0) continue;  // unused queue
-    json m = metrics_json(q_ios[gq], q_bytes[gq], q_lat[gq], irq, window);
-    m["queue"] = gq;
-    m["drive"] = q.drive;
-    m["qid"] = q.qid + 1;  // NVMe numbering: queue 0 is the admin queue
-    m["core"] = q.core;
-    m["polled"] = q.polled;
-    m["policy"] = std::visit([](const auto& p) { return std::string(p.kName); }, q.policy);
-    m["final_mode"] = std::visit([](const auto& p) { return std::string(p.mode()); }, q.policy);
-    m["counters"] = counters_json(c);
-    json tl = json::array();
-    for (const auto& e : q.timeline)
-      tl.push_back(mode_change_json(e.time.ns(), e.from, e.to, e.reason));
-    m["mode_timeline"] = tl;
-    m["timeline_dropped"] = q.timeline_dropped;
-    queues_json.push_back(m);
-  }
-
-  json drives_json = json::array();
-  double secs = static_cast<double>(window.count_ns()) / 1e9;
-  double max_drive_util = 0;
-  for (std::size_t d = 0; d < sc.drives.size(); ++d) {
-    const DeviceProfile& p = sc.drives[d].profile;
-    DeviceStats s = sys.device_stats(static_cast<uint32_t>(d));
-    json m = metrics_json(d_ios[d], d_bytes[d], d_lat[d], drive_irq[d], window);
-    m["name"] = sc.drives[d].name;
-    double fe = p.iops_max > 0 ? static_cast<double>(s.commands) / (p.iops_max * secs) : 0.0;
-    double units = static_cast<double>(s.unit_busy.count_ns()) / (static_cast<double>(p.units) * static_cast<double>(window.count_ns()));
-    double link = static_cast<double>(s.link_busy.count_ns()) / (2.0 * static_cast<double>(window.count_ns()));
-    max_drive_util = std::max({max_drive_util, fe, units});
-    m["device"] = {{"commands", s.commands},
-                   {"iops_ceiling_utilization", frac(fe)},
-                   {"unit_utilization", frac(units)},
-                   {"link_utilization", frac(link)},
-                   {"mean_unit_wait_ns", s.waits ? static_cast<double>(s.queue_wait.count_ns()) / static_cast<double>(s.waits) : 0.0},
-                   {"msix_messages", s.msix_messages},
-                   {"msix_held_by_mask", s.msix_held},
-                   {"postings_coalesced", s.coalesced},
-                   {"admin_commands", s.admin_commands}};
-    // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
-    json tl = json::array();
-    for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d)))
-      tl.push_back(mode_change_json(e.time.ns(), e.from, e.to, e.reason));
-    m["mode_timeline"] = tl;
-    m["final_mode"] = sys.drive_mode(static_cast<uint32_t>(d));
-    drives_json.push_back(m);
-  }
-
-  json cores_json = json::array();
-  double max_core_busy = 0;
-  for (uint32_t c = 0; c < sys.core_count(); ++c) {
-    CoreTimes t = sys.core_times(c);
-    auto w = static_cast<double>(window.count_ns());
-    int64_t busy = 0;
-    for (auto b : t.busy) busy += b.count_ns();
-    int64_t idle = window.count_ns() - busy;
-    // Fractions from integer ns: they sum to 1 up to the 1e-9 rounding of each.
-    json f = {{"hardirq", frac(static_cast<double>(t.busy[0].count_ns()) / w)},
-              {"softirq", frac(static_cast<double>(t.busy[1].count_ns()) / w)},
-              {"irq_thread", frac(static_cast<double>(t.busy[2].count_ns()) / w)},
-              {"app", frac(static_cast<double>(t.busy[3].count_ns()) / w)},
-              {"idle", frac(static_cast<double>(idle) / w)}};
-    json ns = {{"hardirq", t.busy[0].count_ns()}, {"softirq", t.busy[1].count_ns()},
-               {"irq_thread", t.busy[2].count_ns()}, {"app", t.busy[3].count_ns()}, {"idle", idle}};
-    max_core_busy = std::max(max_core_busy, static_cast<double>(busy) / w);
-    cores_json.push_back({{"core", c}, {"fractions", f}, {"time_ns", ns}});
-  }
-
-  json out;
-  out["format"] = results::kFormat;
-  out["seed"] = sc.seed;
-  out["scenario"] = loaded.resolved;
-  out["window_ns"] = window.count_ns();
-  json agg = metrics_json(all_ios, all_bytes, all_lat, all_irq, window);
-  agg["latency_cdf"] = results::latency_cdf_json(all_lat);
-  out["aggregate"] = agg;
-  // Which resource is nearest its limit: the busiest core, or the busiest drive stage.
-  out["limits"] = {{"busiest_core_utilization", frac(max_core_busy)},
-                   {"busiest_drive_utilization", frac(max_drive_util)},
-                   {"bound_by", max_core_busy >= 0.97 && max_core_busy > max_drive_util ? "cpu"
-                                : max_drive_util >= 0.97 ? "drive" : "latency"}};
-  out["drives"] = drives_json;
-  out["queues"] = queues_json;
-  out["jobs"] = jobs_json;
-  out["cores"] = cores_json;
+  results::RunRecord record = record_of(sys, loaded);
+  if (info) info->ios = record.aggregate.ios;
+  json out = results::to_json(record);
 
   if (info) {
     info->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info->events = sys.events();
-    info->ios = all_ios;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "app/checked_number.h"
@@ -412,33 +413,27 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
       for (const auto& pi : policy::kPolicies) names += (names.empty() ? "" : ", ") + std::string(pi.name);
       return InputError{"/policy/name", "unknown policy \"" + sc.policy.name + "\"; known: " + names};
     }
+    policy::ParamMap given;
     if (pr.has("params")) {
+      // Types here (each value an integer); names, ranges and cross-field rules in the
+      // registry's one validator below.
       const json& params = pr.at("params");
+      if (!params.is_object()) return InputError{"/policy/params", "must be an object"};
       JsonReader par(params, "/policy/params", err);
-      for (const auto& spec : info->params) {
-        std::string key(spec.name);
-        int64_t v = par.integer(key, spec.default_value, spec.min, spec.max);
-        if (par.has(key)) sc.policy.params[key] = v;
+      for (const auto& item : params.items()) {
+        int64_t v = par.integer(item.key(), 0, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+        if (err) return err;
+        given[item.key()] = v;
       }
-      par.reject_unknown();
-      if (err) return err;
     }
     pr.reject_unknown({"params", "comment"});
     if (err) return err;
-    policy::ParamMap pm(sc.policy.params.begin(), sc.policy.params.end());
     uint32_t depth = sc.queue_depth;
     for (const auto& d : sc.drives) depth = std::min(depth, d.profile.max_queue_depth);
-    std::string msg = info->check(pm, depth);
-    if (!msg.empty()) {
-      // The message names the parameter first ("inflight_high must ...").
-      std::string param = msg.substr(0, msg.find_first_of(" :"));
-      bool named = std::any_of(info->params.begin(), info->params.end(),
-                               [&](const auto& s) { return s.name == param; });
-      return InputError{named ? "/policy/params/" + param : "/policy/params", msg};
-    }
+    if (auto e = info->validate(given, depth))
+      return InputError{e->param.empty() ? "/policy/params" : "/policy/params/" + e->param, e->message};
     // Fill every parameter so the resolved scenario and the results show the values used.
-    policy::ParamMap filled = policy::resolved_params(*info, pm);
-    sc.policy.params = std::map<std::string, int64_t>(filled.begin(), filled.end());
+    sc.policy.params = policy::resolved_params(*info, given);
   }
   // Jobs.
   if (!r.has("jobs") || !r.at("jobs").is_array() || r.at("jobs").empty())

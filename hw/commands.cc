@@ -124,9 +124,11 @@ namespace {
 int rwtest_on(DriveSession& s, LbaRange range, uint32_t chunk_bytes, const std::atomic<bool>* stop,
               std::ostream& out) {
   const auto& ns = s.ns();
-  if (range.count == 0 || range.first + range.count > ns.size_blocks)
+  if (!range_within(range, ns.size_blocks))
     throw Refusal("--allow-write range " + std::to_string(range.first) + ":" + std::to_string(range.count) +
                   " is empty or ends past the namespace (" + std::to_string(ns.size_blocks) + " blocks)");
+  if (s.device().msix_vectors() == 0)
+    throw Refusal("refusing " + s.device().bdf() + ": it reports 0 MSI-X vectors (VFIO_DEVICE_GET_IRQ_INFO)");
   chunk_bytes = std::min(chunk_bytes, s.info().max_transfer_bytes());
   uint32_t chunk_blocks = std::max(1u, chunk_bytes / ns.block_bytes);
   chunk_bytes = chunk_blocks * ns.block_bytes;

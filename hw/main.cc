@@ -1,15 +1,15 @@
 // nvmesim-hw: run nvmesim's scenarios and policies on a real NVMe drive over VFIO.
-//
-//   nvmesim-hw identify --device BDF
-//   nvmesim-hw rwtest   --device BDF --allow-write FIRST_LBA:COUNT [--bs BYTES]
-//   nvmesim-hw run      --device BDF SCENARIO [--set path=value ...] [--seed N]
-//                       [--allow-write FIRST_LBA:COUNT] [-o results.json] [--trace trace.csv]
-//                       [--io-timeout-ms N] [--soft-mask]
-//   nvmesim-hw bind     BDF      (to vfio-pci; saves the driver it had)
-//   nvmesim-hw unbind   BDF      (back to the saved driver)
+// `nvmesim-hw --help` and `nvmesim-hw COMMAND --help` list the commands and options;
+// docs/hw.md says what each touches.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
 #include <csignal>
-#include <cstring>
+#include <cstdint>
+#include <functional>
 #include <iostream>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,10 +17,13 @@
 
 #include "app/scenario_load.h"
 #include "hw/commands.h"
+#include "hw/lba_range.h"
 #include "hw/nvme_error.h"
 #include "hw/pci_sysfs.h"
 #include "hw/refusal.h"
 #include "hw/run_scenario.h"
+#include "hw/strict_number.h"
+#include "hw/vfio_binding.h"
 
 namespace {
 
@@ -40,121 +43,168 @@ void install_signal_handlers() {
   sa.sa_flags = 0;  // no SA_RESTART: blocking calls return and see the flag
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // A closed stdout is a write error, not a death that skips the driver's restore.
+  signal(SIGPIPE, SIG_IGN);
 }
 
-int usage(const char* why) {
-  if (why) std::cerr << "nvmesim-hw: " << why << "\n";
-  std::cerr << "usage:\n"
-               "  nvmesim-hw identify --device BDF\n"
-               "  nvmesim-hw rwtest   --device BDF --allow-write FIRST_LBA:COUNT [--bs BYTES]\n"
-               "  nvmesim-hw run      --device BDF SCENARIO [--set path=value ...] [--seed N]\n"
-               "                      [--allow-write FIRST_LBA:COUNT] [-o results.json] [--trace trace.csv]\n"
-               "                      [--io-timeout-ms N] [--soft-mask]\n"
-               "  nvmesim-hw bind     BDF\n"
-               "  nvmesim-hw unbind   BDF\n"
-               "SCENARIO is a scenario JSON file or a fio job file, as for `nvmesim run`; its first job runs.\n"
-               "Reads only, unless --allow-write names the blocks that may be overwritten.\n"
-               "See docs/hw.md.\n";
-  return exit_code::kUsage;
+// An unsigned option parsed by parse_decimal (hw/strict_number.h), not by CLI11's own
+// conversion, which accepts "-1" (wrapping), "0x10", "010" (octal) and saturates on
+// overflow. A bad value is a CLI::ValidationError naming the option: exit 2.
+CLI::Option* add_number(CLI::App* cmd, const std::string& name, uint64_t min, uint64_t max,
+                        const std::string& help, std::function<void(uint64_t)> set) {
+  return cmd
+      ->add_option_function<std::string>(
+          name,
+          [min, max, name, set = std::move(set)](const std::string& text) {
+            uint64_t v = 0;
+            if (std::string err = parse_decimal(text, min, max, &v); !err.empty())
+              throw CLI::ValidationError(name, err);
+            set(v);
+          },
+          help)
+      ->type_name("N");
 }
 
-// A scenario that does not load (or a bad --seed): the loader's message, with the JSON
-// path of the offending value, and exit 2 as `nvmesim run`.
-int input_error(const nvmesim::InputError& e) {
-  std::cerr << "nvmesim-hw: " << e.str() << "\n";
-  return exit_code::kUsage;
+CLI::Option* add_range(CLI::App* cmd, std::optional<LbaRange>& target, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--allow-write",
+          [&target](const std::string& text) {
+            LbaRange r;
+            if (std::string err = parse_lba_range(text, &r); !err.empty())
+              throw CLI::ValidationError("--allow-write", err);
+            target = r;
+          },
+          help)
+      ->type_name("FIRST_LBA:COUNT");
 }
 
-LbaRange parse_range(const std::string& s) {
-  size_t colon = s.find(':');
-  if (colon == std::string::npos) throw std::invalid_argument("--allow-write wants FIRST_LBA:COUNT, got '" + s + "'");
-  return {std::stoull(s.substr(0, colon)), std::stoull(s.substr(colon + 1))};
-}
+const CLI::Validator kBdf(
+    [](std::string& text) -> std::string {
+      try {
+        text = normalize_bdf(text);
+        return "";
+      } catch (const std::exception& e) {
+        return e.what();
+      }
+    },
+    "BDF", "PCI address");
 
-int dispatch(const std::vector<std::string>& args) {
-  if (args.empty()) return usage(nullptr);
-  const std::string& cmd = args[0];
-  std::string device, results, trace, allow;
+struct Args {
+  std::string device;
+  bool bind = false;
+  std::optional<LbaRange> allow_write;
   uint32_t bs = 65536;
+  std::string scenario, results, trace;
+  std::vector<std::string> overrides;
+  std::optional<uint64_t> seed;
   int64_t io_timeout_ms = 10000;
   bool soft_mask = false;
-  std::vector<std::string> positional;
-  nvmesim::LoadOptions load;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--device") device = value();
-    else if (a == "-o" || a == "--output") results = value();
-    else if (a == "--trace") trace = value();
-    else if (a == "--allow-write") allow = value();
-    else if (a == "--bs") bs = uint32_t(std::stoul(value()));
-    else if (a == "--io-timeout-ms") io_timeout_ms = std::stoll(value());
-    else if (a == "--soft-mask") soft_mask = true;
-    else if (a == "--set") load.overrides.push_back(value());
-    else if (a == "--seed") {
-      std::string v = value();
-      size_t used = 0;
-      unsigned long long seed = 0;
-      try {
-        seed = std::stoull(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (v.empty() || used != v.size() || v[0] == '-')
-        return input_error({"--seed", "must be a non-negative integer, got '" + v + "'"});
-      load.seed = seed;
-    } else if (a == "-h" || a == "--help") return usage(nullptr);
-    else if (!a.empty() && a[0] == '-') return usage(("unknown option " + a).c_str());
-    else positional.push_back(a);
+  std::string bdf;  // bind, unbind
+};
+
+int dispatch(int argc, char** argv) {
+  CLI::App app{"nvmesim-hw: run nvmesim's scenarios and policies on a real NVMe drive over VFIO.\n"
+               "Reads only, unless --allow-write names the blocks that may be overwritten. See docs/hw.md.",
+               "nvmesim-hw"};
+  app.require_subcommand(1);
+  Args a;
+  const std::string bind_help =
+      "bind the device to vfio-pci for this command and give it back to its driver on exit (also after "
+      "SIGINT, SIGTERM, a crash or SIGKILL); refused when its block devices are in use";
+  auto add_device = [&](CLI::App* cmd) {
+    cmd->add_option("--device", a.device, "PCI address of the controller (0000:01:00.0)")
+        ->required()
+        ->transform(kBdf);
+    cmd->add_flag("--bind", a.bind, bind_help);
+  };
+
+  CLI::App* identify = app.add_subcommand("identify", "controller and namespace identity, limits, features");
+  add_device(identify);
+
+  CLI::App* rwtest = app.add_subcommand("rwtest", "write a pattern over a block range, flush, read back, compare");
+  add_device(rwtest);
+  add_range(rwtest, a.allow_write, "the blocks it may overwrite (required: rwtest writes)");
+  add_number(rwtest, "--bs", 512, 1u << 30, "bytes per command, capped by MDTS (default 65536)",
+             [&](uint64_t v) { a.bs = uint32_t(v); });
+
+  CLI::App* run = app.add_subcommand("run", "the scenario's first job with its policy on the drive");
+  add_device(run);
+  run->add_option("scenario", a.scenario, "scenario JSON file or fio job file, as for `nvmesim run`")->required();
+  run->add_option("--set", a.overrides, "override a scenario value: path=value (/jobs/0/iodepth=64 or jobs.0.iodepth=64)")
+      ->type_name("PATH=VALUE")
+      ->allow_extra_args(false);  // one value per --set, so the scenario after it stays positional
+  add_number(run, "--seed", 0, std::numeric_limits<uint64_t>::max(), "the scenario's seed (default: its own)",
+             [&](uint64_t v) { a.seed = v; });
+  add_range(run, a.allow_write, "the blocks a writing job may overwrite; all its I/O then stays inside them");
+  run->add_option("-o,--output", a.results, "results JSON (default: stdout)");
+  run->add_option("--trace", a.trace, "per-command trace CSV");
+  add_number(run, "--io-timeout-ms", 1, 24ull * 3600 * 1000, "I/O command timeout in ms (default 10000)",
+             [&](uint64_t v) { a.io_timeout_ms = int64_t(v); });
+  run->add_flag("--soft-mask", a.soft_mask, "mask vectors in software only (see docs/hw.md)");
+
+  CLI::App* bind = app.add_subcommand("bind", "bind to vfio-pci, saving the driver it had (refused when in use)");
+  bind->add_option("bdf", a.bdf, "PCI address")->required()->transform(kBdf);
+  CLI::App* unbind = app.add_subcommand("unbind", "give the device back to the driver saved by bind");
+  unbind->add_option("bdf", a.bdf, "PCI address")->required()->transform(kBdf);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // prints the usage of the command asked about; exit 0
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nvmesim-hw: " << e.what() << "\nRun with --help for usage.\n";
+    return exit_code::kUsage;
   }
 
-  if (cmd == "bind" || cmd == "unbind") {
-    if (positional.size() != 1) return usage("bind/unbind take one PCI address");
-    std::string bdf = normalize_bdf(positional[0]);
-    std::cout << (cmd == "bind" ? bind_vfio(bdf) : unbind_vfio(bdf)) << "\n";
+  if (*bind || *unbind) {
+    std::cout << (*bind ? bind_vfio(a.bdf) : unbind_vfio(a.bdf)) << "\n";
     return exit_code::kOk;
   }
-  if (device.empty()) return usage("--device BDF is required");
-  device = normalize_bdf(device);
+
   std::optional<nvmesim::LoadedScenario> scenario;  // run only
-  if (cmd == "run") {
-    if (positional.size() != 1) return usage("run takes one scenario file");
+  if (*run) {
     // The simulator's loader, before the device is looked at: the same validation,
-    // overrides and resolved document as `nvmesim run`.
-    nvmesim::LoadResult loaded = nvmesim::load_scenario_file(positional[0], load);
-    if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error(*e);
+    // overrides and resolved document as `nvmesim run`; exit 2 with the JSON path.
+    nvmesim::LoadOptions load;
+    load.overrides = a.overrides;
+    if (a.seed) load.seed = *a.seed;
+    nvmesim::LoadResult loaded = nvmesim::load_scenario_file(a.scenario, load);
+    if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) {
+      std::cerr << "nvmesim-hw: " << e->str() << "\n";
+      return exit_code::kUsage;
+    }
     scenario = std::move(std::get<nvmesim::LoadedScenario>(loaded));
   }
-  require_vfio_pci(device);  // before anything else is read or touched
-  if (cmd == "identify") return identify_command(device, std::cout);
-  if (cmd == "rwtest") {
-    if (allow.empty()) throw Refusal("rwtest writes: pass --allow-write FIRST_LBA:COUNT to name the blocks it may overwrite");
-    return rwtest_command(device, parse_range(allow), bs, &g_stop, std::cout);
-  }
-  if (cmd == "run") {
-    RunOptions o;
-    o.bdf = device;
-    if (!allow.empty()) o.allow_write = parse_range(allow);
-    o.results_path = results;
-    o.trace_path = trace;
-    o.io_timeout = nvmesim::Duration::ms(io_timeout_ms);
-    o.hw_mask = !soft_mask;
-    o.stop = &g_stop;
-    return run_scenario(*scenario, o, std::cout);
-  }
-  return usage(("unknown command " + cmd).c_str());
+  if (*rwtest && !a.allow_write)
+    throw Refusal("rwtest writes: pass --allow-write FIRST_LBA:COUNT to name the blocks it may overwrite");
+
+  // Declared before the command so it outlives the device session: vfio-pci lets go
+  // only when the session has closed its fds and mappings.
+  std::unique_ptr<TemporaryVfioBinding> binding;
+  if (a.bind) binding = std::make_unique<TemporaryVfioBinding>(a.device, std::cerr);
+  require_vfio_pci(a.device);  // before anything else is read or touched
+  if (*identify) return identify_command(a.device, std::cout);
+  if (*rwtest) return rwtest_command(a.device, *a.allow_write, a.bs, &g_stop, std::cout);
+  RunOptions o;
+  o.bdf = a.device;
+  o.allow_write = a.allow_write;
+  o.results_path = a.results;
+  o.trace_path = a.trace;
+  o.io_timeout = nvmesim::Duration::ms(a.io_timeout_ms);
+  o.hw_mask = !a.soft_mask;
+  o.stop = &g_stop;
+  return run_scenario(*scenario, o, std::cout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   install_signal_handlers();
-  std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    return dispatch(args);
+    return dispatch(argc, argv);
   } catch (const Refusal& e) {
     std::cerr << "nvmesim-hw: " << e.what() << "\n";
     return exit_code::kRefused;
@@ -164,8 +214,6 @@ int main(int argc, char** argv) {
   } catch (const nvmesim::hw::nvme::CommandTimeout& e) {
     std::cerr << "nvmesim-hw: timeout: " << e.what() << " (the controller was reset and released)\n";
     return exit_code::kTimeout;
-  } catch (const std::invalid_argument& e) {
-    return usage(e.what());
   } catch (const std::exception& e) {
     std::cerr << "nvmesim-hw: " << e.what() << "\n";
     return exit_code::kError;

@@ -1,7 +1,5 @@
 #include "hw/pci_sysfs.h"
 
-#include "hw/refusal.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,35 +30,10 @@ std::string read_text(const fs::path& p) {
   return s;
 }
 
-void write_text(const fs::path& p, const std::string& value) {
-  std::ofstream out(p);
-  out << value;
-  out.flush();
-  if (!out) throw std::runtime_error("writing '" + value + "' to " + p.string() + " failed");
-}
-
 std::string link_name(const fs::path& p) {
   std::error_code ec;
   fs::path target = fs::read_symlink(p, ec);
   return ec ? std::string() : target.filename().string();
-}
-
-// Lines of /proc/mounts or /proc/swaps naming /dev/<name> as the first field.
-bool listed_in(const char* file, const std::string& name) {
-  std::ifstream in(file);
-  std::string line;
-  std::string dev = "/dev/" + name;
-  while (std::getline(in, line)) {
-    std::string first = line.substr(0, line.find_first_of(" \t"));
-    if (first == dev) return true;
-  }
-  return false;
-}
-
-bool has_holders(const fs::path& block_dir) {
-  std::error_code ec;
-  fs::path h = block_dir / "holders";
-  return fs::exists(h, ec) && !fs::is_empty(h, ec);
 }
 
 }  // namespace
@@ -97,8 +70,8 @@ void require_vfio_pci(const std::string& bdf) {
   throw Refusal("refusing " + bdf + ": it is bound to " +
                            (drv.empty() ? std::string("no driver") : "driver '" + drv + "'") +
                            ", not vfio-pci. Run `nvmesim-hw bind " + bdf +
-                           "` first (it refuses a drive with mounted filesystems and saves the "
-                           "driver for `nvmesim-hw unbind`).");
+                           "` first (it refuses a drive in use and saves the driver for "
+                           "`nvmesim-hw unbind`), or pass --bind to bind it for this command only.");
 }
 
 std::vector<std::string> block_devices(const std::string& bdf) {
@@ -134,74 +107,11 @@ std::vector<std::string> block_devices(const std::string& bdf) {
   return all;
 }
 
-std::vector<std::string> busy_block_devices(const std::string& bdf) {
-  std::vector<std::string> busy;
-  for (const auto& name : block_devices(bdf)) {
-    fs::path dir = fs::path("/sys/class/block") / name;
-    if (listed_in("/proc/mounts", name) || listed_in("/proc/swaps", name) || has_holders(dir))
-      busy.push_back(name);
-  }
-  return busy;
-}
-
 std::string state_dir() {
   const char* s = std::getenv("NVMESIM_HW_STATE_DIR");
   return s && *s ? s : "/run/nvmesim-hw";
 }
 
-std::string bind_vfio(const std::string& bdf) {
-  std::string drv = current_driver(bdf);
-  if (drv == "vfio-pci") return bdf + " is already bound to vfio-pci";
-  std::string cls = read_text(kDevices / bdf / "class");
-  if (cls.rfind("0x0108", 0) != 0)
-    throw Refusal("refusing " + bdf + ": PCI class " + cls + " is not an NVMe controller");
-  auto busy = busy_block_devices(bdf);
-  if (!busy.empty()) {
-    std::string list;
-    for (const auto& b : busy) list += " /dev/" + b;
-    throw Refusal("refusing " + bdf + ": in use (mounted, swap or held by dm/md):" + list +
-                             ". Unmount it first; this tool never takes a drive in use.");
-  }
-  iommu_group(bdf);  // fail early, with the IOMMU message, before unbinding anything
-  if (!fs::exists("/sys/bus/pci/drivers/vfio-pci")) {
-    [[maybe_unused]] int rc = std::system("modprobe vfio-pci >/dev/null 2>&1");
-    if (!fs::exists("/sys/bus/pci/drivers/vfio-pci"))
-      throw std::runtime_error("the vfio-pci driver is not available (modprobe vfio-pci)");
-  }
-  fs::create_directories(state_dir());
-  write_text(fs::path(state_dir()) / bdf, drv + "\n");
-
-  write_text(kDevices / bdf / "driver_override", "vfio-pci");
-  if (!drv.empty()) write_text(kDevices / bdf / "driver" / "unbind", bdf);
-  write_text("/sys/bus/pci/drivers_probe", bdf);
-  if (current_driver(bdf) != "vfio-pci")
-    throw std::runtime_error("binding " + bdf + " to vfio-pci failed (see dmesg)");
-  return "bound " + bdf + " to vfio-pci (was: " + (drv.empty() ? "no driver" : drv) +
-         "); `nvmesim-hw unbind " + bdf + "` restores it";
-}
-
-std::string unbind_vfio(const std::string& bdf) {
-  std::string drv = current_driver(bdf);
-  if (drv != "vfio-pci")
-    return bdf + " is not bound to vfio-pci (driver: " + (drv.empty() ? "none" : drv) + "): nothing to do";
-  fs::path saved_file = fs::path(state_dir()) / bdf;
-  std::string saved = fs::exists(saved_file) ? read_text(saved_file) : "";
-  write_text(kDevices / bdf / "driver" / "unbind", bdf);
-  write_text(kDevices / bdf / "driver_override", "\n");  // a bare newline clears it
-  bool bound = false;
-  if (!saved.empty() && fs::exists(fs::path("/sys/bus/pci/drivers") / saved)) {
-    try {
-      write_text(fs::path("/sys/bus/pci/drivers") / saved / "bind", bdf);
-      bound = true;
-    } catch (const std::exception&) {
-    }
-  }
-  if (!bound) write_text("/sys/bus/pci/drivers_probe", bdf);
-  std::error_code ec;
-  fs::remove(saved_file, ec);
-  std::string now = current_driver(bdf);
-  return "released " + bdf + " from vfio-pci; now bound to " + (now.empty() ? "no driver" : now) +
-         (saved.empty() ? "" : " (saved driver: " + saved + ")");
-}
+std::string pci_class(const std::string& bdf) { return read_text(kDevices / bdf / "class"); }
 
 }  // namespace nvmesim::hw

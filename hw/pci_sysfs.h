@@ -1,6 +1,5 @@
-// What the driver asks of sysfs about a PCI function: its driver, its IOMMU group,
-// whether its block devices are in use; and the bind/unbind to vfio-pci that saves and
-// restores the original driver.
+// What the driver asks of sysfs about a PCI function: its driver, its IOMMU group, its
+// class, its block devices. Binding to vfio-pci and back: hw/vfio_binding.h.
 #pragma once
 
 #include <string>
@@ -17,18 +16,13 @@ int iommu_group(const std::string& bdf);
 // is not bound to vfio-pci.
 void require_vfio_pci(const std::string& bdf);
 
-// Block devices (e.g. "nvme0n1", "nvme0n1p2") of the function, and those of them that
-// are mounted, used as swap, or held by another device (dm, md).
+// Block devices (e.g. "nvme0n1", "nvme0n1p2") of the function while it is on the
+// kernel's nvme driver. Whether they are in use: hw/block_usage_probe.h.
 std::vector<std::string> block_devices(const std::string& bdf);
-std::vector<std::string> busy_block_devices(const std::string& bdf);
 
 // Where bind saves the original driver: $NVMESIM_HW_STATE_DIR or /run/nvmesim-hw.
 std::string state_dir();
-
-// Binds to vfio-pci; saves the original driver. Refuses a device with busy block
-// devices. Returns a message for the user; throws on refusal or failure.
-std::string bind_vfio(const std::string& bdf);
-// Returns the device to the driver saved by bind_vfio (or lets the kernel pick one).
-std::string unbind_vfio(const std::string& bdf);
+// The PCI class code ("0x010802"), for refusing what is not an NVMe controller.
+std::string pci_class(const std::string& bdf);
 
 }  // namespace nvmesim::hw

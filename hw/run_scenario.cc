@@ -17,11 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/results_json.h"
+#include "app/run_record.h"
 
 #include "hw/drive_session.h"
 #include "hw/hw_queue_env.h"
 #include "hw/io_buffers.h"
+#include "hw/io_queue_count.h"
 #include "hw/io_pattern.h"
 #include "hw/hw_drive_env.h"
 #include "hw/queue_runner.h"
@@ -192,151 +193,135 @@ uint32_t nominal_core(const JobSpec& job, uint32_t i) {
   return job.cpus_allowed.empty() ? i : job.cpus_allowed[i % job.cpus_allowed.size()];
 }
 
-constexpr size_t kTimelineCap = 100000;  // per queue, as the simulator's results
-
-json timeline_json(const std::vector<trace::ModeRecord>& modes, uint64_t* dropped) {
-  json tl = json::array();
-  for (size_t k = 0; k < modes.size() && k < kTimelineCap; ++k)
-    tl.push_back(results::mode_change_json(modes[k].at.ns(), modes[k].from, modes[k].to, modes[k].reason));
-  if (dropped) *dropped = modes.size() > kTimelineCap ? modes.size() - kTimelineCap : 0;
+// A recorded mode timeline, capped as the simulator's (results::kTimelineCap).
+std::vector<results::TimelineEntry> timeline_of(const std::vector<trace::ModeRecord>& modes, uint64_t* dropped) {
+  std::vector<results::TimelineEntry> tl;
+  for (size_t k = 0; k < modes.size() && k < results::kTimelineCap; ++k)
+    tl.push_back({modes[k].at.ns(), modes[k].from, modes[k].to, modes[k].reason});
+  if (dropped) *dropped = modes.size() > results::kTimelineCap ? modes.size() - results::kTimelineCap : 0;
   return tl;
 }
 
-// The results document in the simulator's layout (docs/results.md, "hw runs").
+// The results document in the simulator's layout (docs/results.md, "hw runs"): this
+// runner fills the record, app/run_record.cc writes it.
 void write_results(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s, HwDriveEnv& drive_env,
                    const json& coalescing, const std::vector<Lane>& lanes,
                    const std::vector<policy::AnyQueuePolicy>& policies, const HwRunFacts& f, Duration window,
                    std::ostream& log) {
-  using results::Interrupts;
-  using results::metrics_json;
   const Scenario& sc = loaded.scenario;
   const JobSpec& job = sc.jobs.front();
   const nvme::NamespaceInfo& ns = s.ns();
 
-  sim::Histogram all_lat;
-  uint64_t all_ios = 0, completions = 0, errors = 0, window_cqes = 0;
-  Interrupts all_irq;
-  json queues_json = json::array(), jobs_json = json::array();
-  std::map<uint32_t, std::array<int64_t, 4>> core_ns;  // nominal core -> context CPU time
+  results::RunRecord r;
+  r.source = "hw";
+  r.seed = sc.seed;
+  r.scenario = loaded.resolved;
+  r.window = window;
+  uint64_t completions = 0, errors = 0, window_cqes = 0;
+  std::map<uint32_t, results::CoreRecord> cores;  // nominal core -> context CPU time
   for (uint32_t i = 0; i < lanes.size(); ++i) {
     const Lane& l = lanes[i];
     const HwQueueEnv& e = *l.env;
-    policy::QueueCounters c = l.window_end.counters - l.window_start.counters;
-    Interrupts irq;
-    irq.add(c, l.window_end.held - l.window_start.held);
-    all_irq.add(c, l.window_end.held - l.window_start.held);
-    uint64_t ios = e.measured_completions();
-    all_lat.merge(e.latency());
-    all_ios += ios;
+    const policy::QueueCounters c = l.window_end.counters - l.window_start.counters;
+    const uint64_t held = l.window_end.held - l.window_start.held;
+    results::Figures fig;
+    fig.ios = e.measured_completions();
+    fig.bytes = fig.ios * job.bs;
+    fig.latency = e.latency();
+    fig.irq.add(c, held);
+    r.aggregate.irq.add(c, held);
+    r.aggregate.latency.merge(e.latency());
+    r.aggregate.ios += fig.ios;
+    r.aggregate.bytes += fig.bytes;
     completions += e.completed();
     errors += e.errors();
     window_cqes += c.completions;
     const uint32_t core = nominal_core(job, i);
-    auto& cn = core_ns[core];
-    for (size_t k = 0; k < 4; ++k) cn[k] += l.window_end.cpu_ns[k] - l.window_start.cpu_ns[k];
+    results::CoreRecord& cr = cores[core];
+    cr.core = core;
+    cr.hardirq_ns += l.window_end.cpu_ns[0] - l.window_start.cpu_ns[0];
+    cr.softirq_ns += l.window_end.cpu_ns[1] - l.window_start.cpu_ns[1];
+    cr.irq_thread_ns += l.window_end.cpu_ns[2] - l.window_start.cpu_ns[2];
+    cr.app_ns += l.window_end.cpu_ns[3] - l.window_start.cpu_ns[3];
 
-    json q = metrics_json(ios, ios * job.bs, e.latency(), irq, window);
-    q["queue"] = i;
-    q["drive"] = 0;
-    q["qid"] = e.qid();
-    q["core"] = core;
-    q["polled"] = !e.has_vector();
-    std::visit(
-        [&](const auto& p) {
-          q["policy"] = std::string(p.kName);
-          q["final_mode"] = std::string(p.mode());
-        },
-        policies[i]);
-    q["counters"] = results::counters_json(c);
-    uint64_t dropped = 0;
-    q["mode_timeline"] = timeline_json(e.modes(), &dropped);
-    q["timeline_dropped"] = dropped;
-    q["hw"] = {{"vector", e.has_vector() ? json(e.vector()) : json(nullptr)},
-               {"depth", e.depth()},
-               {"completions", e.completed()},
-               {"errors", e.errors()},
-               {"interrupts_held", e.interrupts_held()},
-               {"sq_doorbells", e.queue().sq_doorbell_writes},
-               {"cq_doorbells", e.queue().cq_doorbell_writes},
-               {"stray_cqes", e.stray_cqes()},
-               {"trace_dropped", e.trace_dropped()}};
-    queues_json.push_back(q);
+    results::QueueRecord q;
+    q.figures = fig;
+    q.queue = i;
+    q.drive = 0;
+    q.qid = e.qid();
+    q.core = core;
+    q.polled = !e.has_vector();
+    q.policy = std::string(policy::policy_name(policies[i]));
+    q.final_mode = std::visit([](const auto& p) { return std::string(p.mode()); }, policies[i]);
+    q.counters = c;
+    q.timeline = timeline_of(e.modes(), &q.timeline_dropped);
+    q.hw = {{"vector", e.has_vector() ? json(e.vector()) : json(nullptr)},
+            {"depth", e.depth()},
+            {"completions", e.completed()},
+            {"errors", e.errors()},
+            {"interrupts_held", e.interrupts_held()},
+            {"sq_doorbells", e.queue().sq_doorbell_writes},
+            {"cq_doorbells", e.queue().cq_doorbell_writes},
+            {"stray_cqes", e.stray_cqes()},
+            {"trace_dropped", e.trace_dropped()}};
+    r.queues.push_back(std::move(q));
 
-    json jb = metrics_json(ios, ios * job.bs, e.latency(), irq, window);
-    jb["name"] = job.name;
-    jb["job"] = 0;
-    jb["clone"] = i;
-    jb["core"] = core;
-    jb["queues"] = json::array({i});
-    jobs_json.push_back(jb);
+    results::JobRecord jb;
+    jb.figures = std::move(fig);
+    jb.name = job.name;
+    jb.job = 0;
+    jb.clone = i;
+    jb.core = core;
+    jb.queues = {i};
+    r.jobs.push_back(std::move(jb));
   }
 
-  json drive = metrics_json(all_ios, all_ios * job.bs, all_lat, all_irq, window);
-  drive["name"] = sc.drives.at(job.drives.empty() ? 0 : job.drives.front()).name;
-  drive["device"] = {{"commands", window_cqes}};
-  drive["mode_timeline"] = timeline_json(drive_env.modes(), nullptr);
-  drive["final_mode"] = f.drive_mode;
-  drive["hw"] = {{"bdf", o.bdf},
-                 {"model", s.info().model},
-                 {"serial", s.info().serial},
-                 {"firmware", s.info().firmware},
-                 {"nsid", ns.nsid},
-                 {"block_bytes", ns.block_bytes},
-                 {"namespace_blocks", ns.size_blocks},
-                 {"coalescing", coalescing},
-                 {"set_features_sent", drive_env.set_features_sent()},
-                 {"set_features_refused", drive_env.set_features_refused()},
-                 {"last_refusal", drive_env.last_refusal()}};
+  results::DriveRecord drive;
+  drive.figures = r.aggregate;
+  drive.name = sc.drives.at(job.drives.empty() ? 0 : job.drives.front()).name;
+  drive.commands = window_cqes;
+  drive.timeline = timeline_of(drive_env.modes(), nullptr);
+  drive.final_mode = f.drive_mode;
+  drive.hw = {{"bdf", o.bdf},
+              {"model", s.info().model},
+              {"serial", s.info().serial},
+              {"firmware", s.info().firmware},
+              {"nsid", ns.nsid},
+              {"block_bytes", ns.block_bytes},
+              {"namespace_blocks", ns.size_blocks},
+              {"coalescing", coalescing},
+              {"set_features_sent", drive_env.set_features_sent()},
+              {"set_features_refused", drive_env.set_features_refused()},
+              {"last_refusal", drive_env.last_refusal()}};
+  r.drives.push_back(std::move(drive));
 
   // Cores: CPU time of the threads standing in for each context of the clones with
   // that nominal core. The threads are not pinned, so idle is what is left of the
   // window (0 when they used more than one CPU's worth).
-  json cores_json = json::array();
-  const auto w = static_cast<double>(window.count_ns());
-  for (const auto& [core, t] : core_ns) {
-    int64_t busy = t[0] + t[1] + t[2] + t[3];
-    int64_t idle = std::max<int64_t>(0, window.count_ns() - busy);
-    auto fr = [&](int64_t ns) { return w > 0 ? results::frac(static_cast<double>(ns) / w) : 0.0; };
-    cores_json.push_back({{"core", core},
-                          {"fractions",
-                           {{"hardirq", fr(t[0])}, {"softirq", fr(t[1])}, {"irq_thread", fr(t[2])},
-                            {"app", fr(t[3])}, {"idle", fr(idle)}}},
-                          {"time_ns",
-                           {{"hardirq", t[0]}, {"softirq", t[1]}, {"irq_thread", t[2]}, {"app", t[3]},
-                            {"idle", idle}}}});
-  }
+  for (auto& [core, cr] : cores) r.cores.push_back(cr);
 
-  json doc;
-  doc["format"] = results::kFormat;
-  doc["source"] = "hw";
-  doc["seed"] = sc.seed;
-  doc["scenario"] = loaded.resolved;
-  doc["window_ns"] = window.count_ns();
-  json agg = metrics_json(all_ios, all_ios * job.bs, all_lat, all_irq, window);
-  agg["latency_cdf"] = results::latency_cdf_json(all_lat);
-  doc["aggregate"] = agg;
-  doc["drives"] = json::array({drive});
-  doc["queues"] = queues_json;
-  doc["jobs"] = jobs_json;
-  doc["cores"] = cores_json;
-  doc["hw"] = {{"job",
-                {{"index", 0},
-                 {"of", sc.jobs.size()},
-                 {"name", job.name},
-                 {"rw", rw_name(job.rw)},
-                 {"bs", job.bs},
-                 {"iodepth", f.iodepth},
-                 {"iodepth_batch_submit", job.iodepth_batch_submit},
-                 {"iodepth_batch_complete_min", job.iodepth_batch_complete_min},
-                 {"queues", lanes.size()},
-                 {"queue_depth", f.queue_depth},
-                 {"lba_first", f.range.first},
-                 {"lba_count", f.range.count}}},
-               {"interrupted", f.interrupted},
-               {"warmup_ns", sc.warmup.count_ns()},
-               {"wall_ns", f.wall_ns},
-               {"completions", completions},
-               {"errors", errors}};
+  r.hw = {{"job",
+           {{"index", 0},
+            {"of", sc.jobs.size()},
+            {"name", job.name},
+            {"rw", rw_name(job.rw)},
+            {"bs", job.bs},
+            {"iodepth", f.iodepth},
+            {"iodepth_batch_submit", job.iodepth_batch_submit},
+            {"iodepth_batch_complete_min", job.iodepth_batch_complete_min},
+            {"queues", lanes.size()},
+            {"queue_depth", f.queue_depth},
+            {"lba_first", f.range.first},
+            {"lba_count", f.range.count}}},
+          {"interrupted", f.interrupted},
+          {"warmup_ns", sc.warmup.count_ns()},
+          {"wall_ns", f.wall_ns},
+          {"completions", completions},
+          {"errors", errors}};
+  const json doc = results::to_json(r);
+  const sim::Histogram& all_lat = r.aggregate.latency;
+  const uint64_t all_ios = r.aggregate.ios;
+  const results::Interrupts& all_irq = r.aggregate.irq;
 
   std::string text = doc.dump(2) + "\n";  // dump_results' canonical text
   if (o.results_path.empty()) {
@@ -372,7 +357,7 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
 
   s.irqs().enable(P::kUsesVector ? nq + 1 : 1);  // vector 0: admin queue
 
-  policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
+  const policy::ParamMap& params = sc.policy.params;
   json coalescing = nullptr;
   if (info.static_coalescing) {
     policy::Coalescing c = info.static_coalescing(params);
@@ -418,15 +403,15 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
   std::vector<HwQueueEnv*> envs;
   for (auto& l : lanes) envs.push_back(l.env.get());
   HwDriveEnv drive_env(ctrl, envs, s.clock());
-  std::optional<policy::CoalesceAdaptiveDrive> drive;
+  std::optional<policy::AnyDrivePolicy> drive;
   UniqueFd monitor_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   std::thread monitor;
   std::exception_ptr monitor_error;
-  if (info.per_drive) {
-    drive.emplace(params);
+  if (info.per_drive()) {
+    drive.emplace(info.make_drive(params));
     monitor = std::thread([&] {
       try {
-        monitor_loop(*drive, drive_env, monitor_stop.get());
+        std::visit([&](auto& d) { monitor_loop(d, drive_env, monitor_stop.get()); }, *drive);
       } catch (...) {
         monitor_error = std::current_exception();
         shared.abort = true;
@@ -479,7 +464,7 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
   for (auto& l : lanes) measured_end = std::min(measured_end, l.stopped_at);
   const Duration window = measured_end > measure_from ? measured_end - measure_from : Duration::zero();
   HwRunFacts facts{iodepth, depth, range, interrupted, (finished - start).count_ns(),
-                    drive ? std::string(drive->mode()) : std::string()};
+                    drive ? std::string(policy::drive_policy_mode(*drive)) : std::string()};
   write_results(loaded, o, s, drive_env, coalescing, lanes, policies, facts, window, log);
   if (!o.trace_path.empty()) write_trace(o.trace_path, lanes, drive_env.modes());
   if (interrupted) {
@@ -511,19 +496,23 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (job.bs > s.info().max_transfer_bytes())
     throw std::runtime_error("bs " + std::to_string(job.bs) + " exceeds the controller's maximum transfer of " +
                              std::to_string(s.info().max_transfer_bytes()) + " bytes");
-  if (o.allow_write && o.allow_write->first + o.allow_write->count > ns.size_blocks)
-    throw Refusal("--allow-write range ends past the namespace (" + std::to_string(ns.size_blocks) + " blocks)");
+  if (o.allow_write && !range_within(*o.allow_write, ns.size_blocks))
+    throw Refusal("--allow-write range " + std::to_string(o.allow_write->first) + ":" +
+                  std::to_string(o.allow_write->count) + " ends past the namespace (" +
+                  std::to_string(ns.size_blocks) + " blocks)");
+
   uint32_t depth = std::min<uint32_t>(sc.queue_depth, s.ctrl().cap().mqes());
 
   uint32_t want = job.numjobs;
   uint32_t granted = s.ctrl().set_queue_count(want);
-  uint32_t nq = std::min(want, granted);
-  if (s.irqs().count() == 0 && s.device().msix_vectors() < nq + 1) nq = std::max(1u, s.device().msix_vectors() - 1);
+  uint32_t nq = io_queue_count(o.bdf.c_str(), want, granted, s.device().msix_vectors());
   if (nq < want) log << "note: " << nq << " of " << want << " queues available\n";
 
-  policy::ParamMap params(sc.policy.params.begin(), sc.policy.params.end());
-  if (std::string err = policy::validate_policy(sc.policy.name, params, depth); !err.empty())
-    throw std::runtime_error(err);
+  const policy::ParamMap& params = sc.policy.params;
+  // The loader validated against the scenario's depth; the controller's may be smaller.
+  if (auto err = policy::validate_policy(sc.policy.name, params, depth))
+    throw Refusal("/policy/params" + (err->param.empty() ? "" : "/" + err->param) + ": " + err->message +
+                  " (queue depth " + std::to_string(depth) + " on this controller)");
   const policy::PolicyInfo& info = *policy::find_policy(sc.policy.name);
   // Every I/O queue here has its own MSI-X vector and nothing is threaded, so queues
   // eligible only with a dedicated vector are eligible.

@@ -11,14 +11,10 @@
 #include <string>
 
 #include "app/scenario_load.h"
+#include "hw/lba_range.h"
 #include "sim/time.h"
 
 namespace nvmesim::hw {
-
-struct LbaRange {
-  uint64_t first = 0;
-  uint64_t count = 0;
-};
 
 struct RunOptions {
   std::string bdf;

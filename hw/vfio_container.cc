@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "hw/vfio_release.h"
+
 namespace nvmesim::hw {
 
 namespace {
@@ -35,9 +37,11 @@ VfioContainer::VfioContainer() : next_iova_(kIovaBase) {
     throw std::runtime_error(
         "VFIO type1 IOMMU not available: load vfio_iommu_type1 and boot with the IOMMU on "
         "(intel_iommu=on or amd_iommu=on)");
+  vfio_release::add_fd(fd_.get(), vfio_release::Kind::container);
 }
 
 VfioContainer::~VfioContainer() {
+  vfio_release::remove_fd(fd_.get());
   for (auto& [iova, span] : live_) unmap_and_free(span);
 }
 

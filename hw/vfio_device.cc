@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "hw/pci_sysfs.h"
+#include "hw/vfio_release.h"
 
 namespace nvmesim::hw {
 
@@ -86,9 +87,16 @@ VfioDevice::VfioDevice(VfioContainer& container, const std::string& bdf) : bdf_(
   // vfio-pci leaves bus mastering off: without it the controller cannot DMA.
   saved_command_ = uint16_t(config_read(kPciCommand, 2));
   config_write(kPciCommand, 2, saved_command_ | kCommandMemory | kCommandMaster | kCommandIntxDisable);
+  // Last, so a constructor that throws leaves nothing registered.
+  vfio_release::add_fd(device_.get(), vfio_release::Kind::device);
+  vfio_release::add_fd(group_.get(), vfio_release::Kind::group);
+  vfio_release::add_mapping(bar0_map_, bar0_size_);
 }
 
 VfioDevice::~VfioDevice() {
+  vfio_release::remove_mapping(bar0_map_);
+  vfio_release::remove_fd(device_.get());
+  vfio_release::remove_fd(group_.get());
   if (device_) {
     // No throwing here: the device is being released anyway.
     uint16_t cmd = saved_command_ & ~kCommandMaster;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/profiles.h"
+#include "policies/api/params.h"
 #include "sim/time.h"
 
 namespace nvmesim {
@@ -54,10 +55,12 @@ struct DriveSpec {
   DeviceProfile profile;
 };
 
-// A policy by name with integer parameters, already validated against the policy's spec.
+// A policy by name with every parameter's value (given or default), validated by the
+// registry (policies/registry.h validate_policy); the policy's typed Params are built
+// from it where the policy is constructed.
 struct PolicySpec {
   std::string name = "irq";
-  std::map<std::string, int64_t> params;
+  policy::ParamMap params;
 };
 
 struct Scenario {

@@ -160,7 +160,7 @@ void System::build() {
 
   const policy::PolicyInfo* info = policy::find_policy(sc_.policy.name);
   assert(info && "the loader validates the policy name");
-  policy::ParamMap params(sc_.policy.params.begin(), sc_.policy.params.end());
+  const policy::ParamMap& params = sc_.policy.params;
   const policy::PolicyInfo* fallback = policy::find_policy("irq");
 
   MsixSink sink{this, &System::on_msix};
@@ -202,7 +202,7 @@ void System::build() {
       q.hardirq.core = q.thread.core = q.core;
     }
     drive_policy_.emplace_back();
-    if (info->per_drive) drive_policy_.back().emplace(params);
+    if (info->per_drive()) drive_policy_.back().emplace(info->make_drive(params));
     if (info->static_coalescing) {
       policy::Coalescing c = info->static_coalescing(params);
       devices_[d]->admin_set_coalescing(c.thr, c.time_100us);
@@ -253,7 +253,7 @@ void System::drive_inflight_add(uint32_t d, int64_t delta) {
 }
 
 std::string System::drive_mode(uint32_t d) const {
-  return drive_policy_[d] ? std::string(drive_policy_[d]->mode()) : std::string();
+  return drive_policy_[d] ? std::string(policy::drive_policy_mode(*drive_policy_[d])) : std::string();
 }
 
 void System::on_monitor(void* self, uint64_t d) {
@@ -696,7 +696,7 @@ Duration System::begin_softirq(uint32_t core) {
   if (item & kMonitorWork) {
     uint32_t d = item & ~kMonitorWork;
     SimDriveEnv env(*this, d);
-    Duration next = drive_policy_[d]->on_monitor(env);
+    Duration next = std::visit([&](auto& p) { return p.on_monitor(env); }, *drive_policy_[d]);
     eq_.schedule_in(next, &System::on_monitor, this, d);
     return h.hrtimer_expiry + env.cost();
   }

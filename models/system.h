@@ -115,7 +115,7 @@ class System {
   std::vector<uint64_t> lazy_masked_;
   static constexpr uint32_t kMonitorWork = 0x80000000u;  // softirq item: drive monitor, not a queue timer
 
-  std::vector<std::optional<policy::CoalesceAdaptiveDrive>> drive_policy_;
+  std::vector<std::optional<policy::AnyDrivePolicy>> drive_policy_;
   std::vector<std::vector<ModeChange>> drive_timeline_;
   std::vector<int64_t> drive_inflight_;
   std::vector<double> drive_integral_;

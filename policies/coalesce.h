@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,27 +33,33 @@ struct Coalescing {
   constexpr bool operator==(const Coalescing&) const = default;
 };
 
-class CoalescePolicy : public B0Hooks {  // hard IRQ: B0
- public:
-  static constexpr std::string_view kName = "coalesce";
-  static constexpr std::array<ParamSpec, 2> kParams{{
-      {"thr", 7, 0, 255, "entries-1",
+// CoalescePolicy's parameters (defaults are the initialisers).
+struct CoalesceParams {
+  int64_t thr = 7;
+  int64_t time_100us = 1;
+  static constexpr std::array<ParamField<CoalesceParams>, 2> kFields{{
+      {"thr", &CoalesceParams::thr, 0, 255, "entries-1",
        "Feature 08h aggregation threshold, 0's based (7 = 8 CQEs); 0 disables coalescing. "
        "Default 7 is an assumption"},
-      {"time_100us", 1, 0, 255, "100us",
+      {"time_100us", &CoalesceParams::time_100us, 0, 255, "100us",
        "Feature 08h aggregation time in 100 us units; 0 disables coalescing. Default 1 is an "
        "assumption"},
   }};
+};
+
+class CoalescePolicy : public B0Hooks {  // hard IRQ: B0
+ public:
+  static constexpr std::string_view kName = "coalesce";
+  using Params = CoalesceParams;
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
 
-  explicit CoalescePolicy(const ParamMap& p) : coalescing_(coalescing(p)) {}
-  static std::string check(const ParamMap&, uint32_t) { return {}; }
+  explicit CoalescePolicy(const Params& p = {}) : coalescing_(coalescing(p)) {}
+  static std::optional<ParamError> check(const Params&, uint32_t) { return std::nullopt; }
 
   // What to program into Feature 08h, from validated parameters.
-  static Coalescing coalescing(const ParamMap& p) {
-    return {static_cast<uint32_t>(param(p, kParams, "thr")),
-            static_cast<uint32_t>(param(p, kParams, "time_100us"))};
+  static Coalescing coalescing(const Params& p) {
+    return {static_cast<uint32_t>(p.thr), static_cast<uint32_t>(p.time_100us)};
   }
   Coalescing coalescing() const { return coalescing_; }
 

@@ -38,6 +38,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -50,36 +51,47 @@ namespace nvmesim::policy {
 
 // Parameters shared by the drive monitor and the per-queue side.
 struct CoalesceAdaptiveParams {
-  static constexpr std::array<ParamSpec, 9> kParams{{
-      {"high_io_delta", 45000, 1, 1000000000, "completions",
+  int64_t high_io_delta = 45000;
+  int64_t avg_qd_threshold = 32;
+  int64_t total_inflight_io_threshold = 256;
+  int64_t cycle_us = 50000;
+  int64_t combine = 0;
+  int64_t avg_qd_scope = 0;
+  int64_t hysteresis_pct = 10;
+  int64_t thr = 7;
+  int64_t time_100us = 1;
+  using P = CoalesceAdaptiveParams;
+  static constexpr std::array<ParamField<P>, 9> kFields{{
+      {"high_io_delta", &P::high_io_delta, 1, 1000000000, "completions",
        "completions per cycle at or above which the drive counts as heavy"},
-      {"avg_qd_threshold", 32, 1, 1 << 24, "commands",
+      {"avg_qd_threshold", &P::avg_qd_threshold, 1, 1 << 24, "commands",
        "average inflight over the cycle at or above which the drive counts as heavy"},
-      {"total_inflight_io_threshold", 256, 1, 1 << 24, "commands",
+      {"total_inflight_io_threshold", &P::total_inflight_io_threshold, 1, 1 << 24, "commands",
        "total inflight I/O at the end of the cycle at or above which the drive counts as "
        "heavy"},
-      {"cycle_us", 50000, 100, 10000000, "us",
+      {"cycle_us", &P::cycle_us, 100, 10000000, "us",
        "monitoring cycle (assumption: the proposal leaves it open)"},
-      {"combine", 0, 0, 3, "rule",
+      {"combine", &P::combine, 0, 3, "rule",
        "heavy when 0: all three signals pass, 1: any two, 2: any one, 3: io_delta and one of "
        "avg_qd/inflight (assumption)"},
-      {"avg_qd_scope", 0, 0, 1, "enum",
+      {"avg_qd_scope", &P::avg_qd_scope, 0, 1, "enum",
        "average queue depth 0: per drive, 1: per I/O queue (assumption)"},
-      {"hysteresis_pct", 10, 0, 99, "%",
+      {"hysteresis_pct", &P::hysteresis_pct, 0, 99, "%",
        "while on, thresholds are lowered by this percentage (assumption)"},
-      {"thr", 7, 1, 255, "entries-1",
+      {"thr", &P::thr, 1, 255, "entries-1",
        "Feature 08h THR written when enabling, 0's based (assumption)"},
-      {"time_100us", 1, 1, 255, "100us", "Feature 08h TIME written when enabling (assumption)"},
+      {"time_100us", &P::time_100us, 1, 255, "100us",
+       "Feature 08h TIME written when enabling (assumption)"},
   }};
 
-  static std::string check(const ParamMap&, uint32_t) { return {}; }
+  static std::optional<ParamError> check(const CoalesceAdaptiveParams&, uint32_t) { return std::nullopt; }
 };
 
 // Per drive: the monitor.
 class CoalesceAdaptiveDrive {
  public:
   static constexpr std::string_view kName = "coalesce_adaptive";
-  static constexpr auto& kParams = CoalesceAdaptiveParams::kParams;
+  using Params = CoalesceAdaptiveParams;
   static constexpr std::string_view kModeOn = "coalesce_on";
   static constexpr std::string_view kModeOff = "coalesce_off";
 
@@ -89,19 +101,17 @@ class CoalesceAdaptiveDrive {
     uint64_t coalesce_off = 0;   // switches to off (Set Features written)
   };
 
-  explicit CoalesceAdaptiveDrive(const ParamMap& p)
-      : high_io_delta_(static_cast<uint64_t>(param(p, kParams, "high_io_delta"))),
-        avg_qd_threshold_(static_cast<uint64_t>(param(p, kParams, "avg_qd_threshold"))),
-        inflight_threshold_(
-            static_cast<uint64_t>(param(p, kParams, "total_inflight_io_threshold"))),
-        cycle_(Duration::us(param(p, kParams, "cycle_us"))),
-        combine_(static_cast<uint32_t>(param(p, kParams, "combine"))),
-        per_queue_(param(p, kParams, "avg_qd_scope") == 1),
-        hysteresis_pct_(static_cast<uint32_t>(param(p, kParams, "hysteresis_pct"))),
-        on_value_{static_cast<uint32_t>(param(p, kParams, "thr")),
-                  static_cast<uint32_t>(param(p, kParams, "time_100us"))} {}
+  explicit CoalesceAdaptiveDrive(const Params& p = {})
+      : high_io_delta_(static_cast<uint64_t>(p.high_io_delta)),
+        avg_qd_threshold_(static_cast<uint64_t>(p.avg_qd_threshold)),
+        inflight_threshold_(static_cast<uint64_t>(p.total_inflight_io_threshold)),
+        cycle_(Duration::us(p.cycle_us)),
+        combine_(static_cast<uint32_t>(p.combine)),
+        per_queue_(p.avg_qd_scope == 1),
+        hysteresis_pct_(static_cast<uint32_t>(p.hysteresis_pct)),
+        on_value_{static_cast<uint32_t>(p.thr), static_cast<uint32_t>(p.time_100us)} {}
 
-  static std::string check(const ParamMap& p, uint32_t qd) { return CoalesceAdaptiveParams::check(p, qd); }
+  static std::optional<ParamError> check(const Params& p, uint32_t qd) { return Params::check(p, qd); }
 
   // One monitoring cycle; returns the time until the next call.
   template <DriveEnv D>
@@ -194,12 +204,12 @@ class CoalesceAdaptiveDrive {
 class CoalesceAdaptiveQueue : public B0Hooks {
  public:
   static constexpr std::string_view kName = "coalesce_adaptive";
-  static constexpr auto& kParams = CoalesceAdaptiveParams::kParams;
+  using Params = CoalesceAdaptiveParams;
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
 
-  explicit CoalesceAdaptiveQueue(const ParamMap&) {}
-  static std::string check(const ParamMap& p, uint32_t qd) { return CoalesceAdaptiveParams::check(p, qd); }
+  explicit CoalesceAdaptiveQueue(const Params& = {}) {}
+  static std::optional<ParamError> check(const Params& p, uint32_t qd) { return Params::check(p, qd); }
 
   std::string_view mode() const { return "irq"; }
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,12 +35,12 @@ struct B0Hooks {
 class IrqPolicy : public B0Hooks {
  public:
   static constexpr std::string_view kName = "irq";
-  static constexpr std::array<ParamSpec, 0> kParams{};
+  using Params = NoParams;
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
 
-  explicit IrqPolicy(const ParamMap&) {}
-  static std::string check(const ParamMap&, uint32_t) { return {}; }
+  explicit IrqPolicy(const Params& = {}) {}
+  static std::optional<ParamError> check(const Params&, uint32_t) { return std::nullopt; }
 
   std::string_view mode() const { return "irq"; }
 };

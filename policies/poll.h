@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,12 +15,12 @@ namespace nvmesim::policy {
 class PollPolicy {
  public:
   static constexpr std::string_view kName = "poll";
-  static constexpr std::array<ParamSpec, 0> kParams{};
+  using Params = NoParams;
   static constexpr bool kUsesVector = false;
   static constexpr bool kAppPolls = true;
 
-  explicit PollPolicy(const ParamMap&) {}
-  static std::string check(const ParamMap&, uint32_t) { return {}; }
+  explicit PollPolicy(const Params& = {}) {}
+  static std::optional<ParamError> check(const Params&, uint32_t) { return std::nullopt; }
 
   template <QueueEnv Q>
   void on_interrupt(Q&) {}  // no vector: never called

@@ -48,6 +48,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -56,40 +57,55 @@
 
 namespace nvmesim::policy {
 
+// RatePolicy's parameters (defaults are the initialisers).
+struct RateParams {
+  int64_t window = 8192;
+  int64_t enter_gap_ns = 10000;
+  int64_t behind_slack_ns = 20000;
+  int64_t max_failures = 3;
+  int64_t backoff_windows = 64;
+  int64_t hold_windows = 64;
+  int64_t poll_period_ns = 5000;
+  int64_t budget = 256;
+  static constexpr std::array<ParamField<RateParams>, 8> kFields{{
+      {"window", &RateParams::window, 1, 1 << 20, "completions",
+       "completions per measuring/polling window"},
+      {"enter_gap_ns", &RateParams::enter_gap_ns, 1, 1000000, "ns",
+       "try polling when an IRQ window's average completion gap is <= this"},
+      {"behind_slack_ns", &RateParams::behind_slack_ns, 0, 1000000000, "ns",
+       "a poll try fails early once it is more than this behind the IRQ pace"},
+      {"max_failures", &RateParams::max_failures, 1, 1000000, "tries",
+       "consecutive failed tries before backing off"},
+      {"backoff_windows", &RateParams::backoff_windows, 1, 1000000, "windows",
+       "windows of completions in plain IRQ mode, without measuring, after a back-off"},
+      {"hold_windows", &RateParams::hold_windows, 1, 1000000, "windows",
+       "windows of completions polled after a successful try"},
+      {"poll_period_ns", &RateParams::poll_period_ns, 500, 1000000, "ns",
+       "hrtimer period while polling (assumption: the proposal leaves it open)"},
+      {"budget", &RateParams::budget, 1, 65536, "CQEs", "irq_poll budget per run (kernel default 256)"},
+  }};
+};
+
 class RatePolicy {
  public:
   static constexpr std::string_view kName = "rate";
-  static constexpr std::array<ParamSpec, 8> kParams{{
-      {"window", 8192, 1, 1 << 20, "completions", "completions per measuring/polling window"},
-      {"enter_gap_ns", 10000, 1, 1000000, "ns",
-       "try polling when an IRQ window's average completion gap is <= this"},
-      {"behind_slack_ns", 20000, 0, 1000000000, "ns",
-       "a poll try fails early once it is more than this behind the IRQ pace"},
-      {"max_failures", 3, 1, 1000000, "tries", "consecutive failed tries before backing off"},
-      {"backoff_windows", 64, 1, 1000000, "windows",
-       "windows of completions in plain IRQ mode, without measuring, after a back-off"},
-      {"hold_windows", 64, 1, 1000000, "windows",
-       "windows of completions polled after a successful try"},
-      {"poll_period_ns", 5000, 500, 1000000, "ns",
-       "hrtimer period while polling (assumption: the proposal leaves it open)"},
-      {"budget", 256, 1, 65536, "CQEs", "irq_poll budget per run (kernel default 256)"},
-  }};
+  using Params = RateParams;
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
 
   enum class State { irq_measure, poll_try, poll_hold, backoff };
 
-  explicit RatePolicy(const ParamMap& p)
-      : window_(static_cast<uint64_t>(param(p, kParams, "window"))),
-        enter_gap_(Duration::ns(param(p, kParams, "enter_gap_ns"))),
-        slack_(Duration::ns(param(p, kParams, "behind_slack_ns"))),
-        max_failures_(static_cast<uint32_t>(param(p, kParams, "max_failures"))),
-        backoff_windows_(static_cast<uint32_t>(param(p, kParams, "backoff_windows"))),
-        hold_windows_(static_cast<uint32_t>(param(p, kParams, "hold_windows"))),
-        period_(Duration::ns(param(p, kParams, "poll_period_ns"))),
-        budget_(static_cast<uint32_t>(param(p, kParams, "budget"))) {}
+  explicit RatePolicy(const Params& p = {})
+      : window_(static_cast<uint64_t>(p.window)),
+        enter_gap_(Duration::ns(p.enter_gap_ns)),
+        slack_(Duration::ns(p.behind_slack_ns)),
+        max_failures_(static_cast<uint32_t>(p.max_failures)),
+        backoff_windows_(static_cast<uint32_t>(p.backoff_windows)),
+        hold_windows_(static_cast<uint32_t>(p.hold_windows)),
+        period_(Duration::ns(p.poll_period_ns)),
+        budget_(static_cast<uint32_t>(p.budget)) {}
 
-  static std::string check(const ParamMap&, uint32_t) { return {}; }
+  static std::optional<ParamError> check(const Params&, uint32_t) { return std::nullopt; }
 
   static constexpr std::string_view mode_name(State s) {
     switch (s) {

@@ -1,11 +1,13 @@
 // Every completion policy by name: the one place a loader validates
 // {"name": ..., "params": {...}} and a runner constructs a policy, without knowing any
 // policy's type. Queue policies go into AnyQueuePolicy (std::visit to call hooks);
-// policy C additionally has a per-drive monitor, CoalesceAdaptiveDrive (see
-// PolicyInfo::per_drive).
+// policy C additionally has a per-drive monitor, in AnyDrivePolicy (see
+// PolicyInfo::make_drive).
 #pragma once
 
 #include <array>
+#include <cassert>
+#include <cstdlib>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -26,6 +28,21 @@ namespace nvmesim::policy {
 
 using AnyQueuePolicy = std::variant<IrqPolicy, ThreadedPolicy, PollPolicy, CoalescePolicy,
                                     WatermarkPolicy, RatePolicy, CoalesceAdaptiveQueue>;
+// Per-drive monitors (policy C): nothing outside the registry names their types.
+using AnyDrivePolicy = std::variant<CoalesceAdaptiveDrive>;
+
+namespace detail {
+template <class V>
+struct AllQueuePolicies;
+template <class... Ps>
+struct AllQueuePolicies<std::variant<Ps...>> : std::bool_constant<(QueuePolicy<Ps> && ...)> {};
+template <class V>
+struct AllDrivePolicies;
+template <class... Ps>
+struct AllDrivePolicies<std::variant<Ps...>> : std::bool_constant<(DrivePolicy<Ps> && ...)> {};
+}  // namespace detail
+static_assert(detail::AllQueuePolicies<AnyQueuePolicy>::value);
+static_assert(detail::AllDrivePolicies<AnyDrivePolicy>::value);
 
 // Which queues may run the policy; the others run IrqPolicy (B0).
 enum class Eligibility {
@@ -36,27 +53,65 @@ enum class Eligibility {
 
 struct PolicyInfo {
   std::string_view name;
-  std::span<const ParamSpec> params;
-  std::string (*check)(const ParamMap&, uint32_t queue_depth);  // cross-field: "" or error
-  AnyQueuePolicy (*make)(const ParamMap&);                     // from validated params
+  std::span<const ParamSpec> params;  // every parameter: default, range, unit, meaning
+  // The one validator: declared names, ranges, then the policy's cross-field check.
+  std::optional<ParamError> (*validate)(const ParamMap&, uint32_t queue_depth);
+  // Every declared parameter with its effective value (given or default); validated input.
+  ParamMap (*resolve)(const ParamMap&);
+  AnyQueuePolicy (*make)(const ParamMap&);  // from validated params
   bool uses_vector;   // false: polled queues, no MSI-X vector
   bool app_polls;     // the submitting task reaps by polling (on_app_poll)
   Eligibility eligibility;
-  bool per_drive;     // also run a CoalesceAdaptiveDrive monitor per drive
+  // The per-drive monitor of a drive policy (policy C), or nullptr. Its queues run the
+  // queue policy of the same name.
+  AnyDrivePolicy (*make_drive)(const ParamMap&);
   // Static Feature 08h value to program for all I/O vectors before the run, or nullptr.
   Coalescing (*static_coalescing)(const ParamMap&);
+
+  bool per_drive() const { return make_drive != nullptr; }
 };
 
 namespace detail {
+// Validated values as the policy's struct. Precondition: validate() passed (the loaders
+// and the hw runner validate first); anything else is a programming error.
 template <class P>
-AnyQueuePolicy make_queue_policy(const ParamMap& p) {
-  return AnyQueuePolicy(std::in_place_type<P>, p);
+typename P::Params typed_params(const ParamMap& m) {
+  auto r = params_from_map<typename P::Params>(P::kName, m);
+  if (std::holds_alternative<ParamError>(r)) {
+    assert(false && "policy parameters used without validate_policy");
+    std::abort();
+  }
+  return std::get<typename P::Params>(r);
 }
 template <class P>
-constexpr PolicyInfo info(Eligibility e, bool per_drive = false,
+std::optional<ParamError> validate(const ParamMap& m, uint32_t queue_depth) {
+  auto r = params_from_map<typename P::Params>(P::kName, m);
+  if (auto* e = std::get_if<ParamError>(&r)) return *e;
+  return P::check(std::get<typename P::Params>(r), queue_depth);
+}
+template <class P>
+ParamMap resolve(const ParamMap& m) {
+  return params_to_map(typed_params<P>(m));
+}
+template <class P>
+AnyQueuePolicy make_queue(const ParamMap& m) {
+  return AnyQueuePolicy(std::in_place_type<P>, typed_params<P>(m));
+}
+template <class D>
+AnyDrivePolicy make_drive(const ParamMap& m) {
+  return AnyDrivePolicy(std::in_place_type<D>, typed_params<D>(m));
+}
+inline Coalescing coalesce_static(const ParamMap& m) {
+  return CoalescePolicy::coalescing(typed_params<CoalescePolicy>(m));
+}
+template <class P>
+constexpr PolicyInfo info(Eligibility e, AnyDrivePolicy (*drive)(const ParamMap&) = nullptr,
                           Coalescing (*coalescing)(const ParamMap&) = nullptr) {
-  return {P::kName,  std::span<const ParamSpec>(P::kParams), &P::check, &make_queue_policy<P>,
-          P::kUsesVector, P::kAppPolls, e, per_drive, coalescing};
+  return {P::kName,        std::span<const ParamSpec>(kParamSpecs<typename P::Params>),
+          &validate<P>,    &resolve<P>,
+          &make_queue<P>,  P::kUsesVector,
+          P::kAppPolls,    e,
+          drive,           coalescing};
 }
 }  // namespace detail
 
@@ -64,12 +119,10 @@ inline constexpr std::array<PolicyInfo, 7> kPolicies{{
     detail::info<IrqPolicy>(Eligibility::any),
     detail::info<ThreadedPolicy>(Eligibility::any),
     detail::info<PollPolicy>(Eligibility::any),
-    detail::info<CoalescePolicy>(Eligibility::any, false,
-                                 static_cast<Coalescing (*)(const ParamMap&)>(
-                                     &CoalescePolicy::coalescing)),
+    detail::info<CoalescePolicy>(Eligibility::any, nullptr, &detail::coalesce_static),
     detail::info<WatermarkPolicy>(Eligibility::dedicated_vector),
     detail::info<RatePolicy>(Eligibility::dedicated_vector),
-    detail::info<CoalesceAdaptiveQueue>(Eligibility::any, true),
+    detail::info<CoalesceAdaptiveQueue>(Eligibility::any, &detail::make_drive<CoalesceAdaptiveDrive>),
 }};
 
 // The policy of that name, or nullptr.
@@ -80,34 +133,22 @@ constexpr const PolicyInfo* find_policy(std::string_view name) {
 }
 
 // Full validation of a scenario's policy: known name, declared parameter names, legal
-// ranges, then the policy's cross-field check. "" when valid, else one message that
-// names the policy and the parameter.
-inline std::string validate_policy(std::string_view name, const ParamMap& params,
-                                   uint32_t queue_depth) {
+// ranges, then the policy's cross-field check. nullopt when valid, else an error that
+// names the parameter (param empty: the policy's name is unknown).
+inline std::optional<ParamError> validate_policy(std::string_view name, const ParamMap& params,
+                                                 uint32_t queue_depth) {
   const PolicyInfo* info = find_policy(name);
   if (!info) {
     std::string known;
     for (const auto& p : kPolicies) known += (known.empty() ? "" : ", ") + std::string(p.name);
-    return "unknown policy \"" + std::string(name) + "\" (known: " + known + ")";
+    return ParamError{"", "unknown policy \"" + std::string(name) + "\" (known: " + known + ")"};
   }
-  for (const auto& [key, value] : params) {
-    const ParamSpec* spec = nullptr;
-    for (const auto& s : info->params)
-      if (s.name == key) spec = &s;
-    if (!spec)
-      return std::string(name) + ": unknown parameter \"" + key + "\"";
-    if (value < spec->min || value > spec->max)
-      return std::string(name) + ": " + key + " = " + std::to_string(value) + " is outside [" +
-             std::to_string(spec->min) + ", " + std::to_string(spec->max) + "]";
-  }
-  return info->check(params, queue_depth);
+  return info->validate(params, queue_depth);
 }
 
 // Every declared parameter with its effective value (given or default), for reports.
 inline ParamMap resolved_params(const PolicyInfo& info, const ParamMap& params) {
-  ParamMap out;
-  for (const auto& s : info.params) out[std::string(s.name)] = param(params, info.params, s.name);
-  return out;
+  return info.resolve(params);
 }
 
 // A queue policy by name from validated parameters; nullopt for an unknown name.
@@ -118,9 +159,23 @@ inline std::optional<AnyQueuePolicy> make_queue_policy(std::string_view name,
   return info->make(params);
 }
 
+// The drive monitor of a drive policy from validated parameters; nullopt when the policy
+// is unknown or works per queue only.
+inline std::optional<AnyDrivePolicy> make_drive_policy(std::string_view name,
+                                                       const ParamMap& params) {
+  const PolicyInfo* info = find_policy(name);
+  if (!info || !info->per_drive()) return std::nullopt;
+  return info->make_drive(params);
+}
+
 // The kName of the policy a variant holds.
 inline std::string_view policy_name(const AnyQueuePolicy& p) {
   return std::visit([](const auto& x) { return std::decay_t<decltype(x)>::kName; }, p);
+}
+
+// The current mode of a drive monitor, for the timeline and the results.
+inline std::string_view drive_policy_mode(const AnyDrivePolicy& d) {
+  return std::visit([](const auto& x) { return x.mode(); }, d);
 }
 
 }  // namespace nvmesim::policy

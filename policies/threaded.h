@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,12 +22,12 @@ namespace nvmesim::policy {
 class ThreadedPolicy {
  public:
   static constexpr std::string_view kName = "threaded";
-  static constexpr std::array<ParamSpec, 0> kParams{};
+  using Params = NoParams;
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
 
-  explicit ThreadedPolicy(const ParamMap&) {}
-  static std::string check(const ParamMap&, uint32_t) { return {}; }
+  explicit ThreadedPolicy(const Params& = {}) {}
+  static std::optional<ParamError> check(const Params&, uint32_t) { return std::nullopt; }
 
   // Hard IRQ: check only, hand the work to the thread.
   template <QueueEnv Q>

@@ -32,6 +32,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,19 +40,28 @@
 
 namespace nvmesim::policy {
 
+// WatermarkPolicy's parameters (defaults are the initialisers).
+struct WatermarkParams {
+  int64_t inflight_high = 32;
+  int64_t inflight_low = 3;
+  int64_t interval_us = 30;
+  int64_t max_loops = 1000;
+  static constexpr std::array<ParamField<WatermarkParams>, 4> kFields{{
+      {"inflight_high", &WatermarkParams::inflight_high, 1, 65535, "commands",
+       "after a useful hard-IRQ drain, switch to thread polling when inflight >= this; must "
+       "be > inflight_low and < the queue depth"},
+      {"inflight_low", &WatermarkParams::inflight_low, 1, 65535, "commands",
+       "an empty thread check with inflight below this is a low-inflight check"},
+      {"interval_us", &WatermarkParams::interval_us, 1, 1000000, "us", "fsleep between empty thread checks"},
+      {"max_loops", &WatermarkParams::max_loops, 1, 1000000000, "iterations",
+       "thread loop iterations per wake-up (sampled at wake-up), with or without work"},
+  }};
+};
+
 class WatermarkPolicy {
  public:
   static constexpr std::string_view kName = "watermark";
-  static constexpr std::array<ParamSpec, 4> kParams{{
-      {"inflight_high", 32, 1, 65535, "commands",
-       "after a useful hard-IRQ drain, switch to thread polling when inflight >= this; must be "
-       "> inflight_low and < the queue depth"},
-      {"inflight_low", 3, 1, 65535, "commands",
-       "an empty thread check with inflight below this is a low-inflight check"},
-      {"interval_us", 30, 1, 1000000, "us", "fsleep between empty thread checks"},
-      {"max_loops", 1000, 1, 1000000000, "iterations",
-       "thread loop iterations per wake-up (sampled at wake-up), with or without work"},
-  }};
+  using Params = WatermarkParams;
   static constexpr uint32_t kLowInflightChecks = 3;  // constant low_inflight_checks
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
@@ -59,22 +69,22 @@ class WatermarkPolicy {
   static constexpr std::string_view kModeIrq = "irq";
   static constexpr std::string_view kModePoll = "thread_poll";
 
-  explicit WatermarkPolicy(const ParamMap& p)
-      : high_(static_cast<uint32_t>(param(p, kParams, "inflight_high"))),
-        low_(static_cast<uint32_t>(param(p, kParams, "inflight_low"))),
-        interval_(Duration::us(param(p, kParams, "interval_us"))),
-        max_loops_(static_cast<uint64_t>(param(p, kParams, "max_loops"))) {}
+  explicit WatermarkPolicy(const Params& p = {})
+      : high_(static_cast<uint32_t>(p.inflight_high)),
+        low_(static_cast<uint32_t>(p.inflight_low)),
+        interval_(Duration::us(p.interval_us)),
+        max_loops_(static_cast<uint64_t>(p.max_loops)) {}
 
-  static std::string check(const ParamMap& p, uint32_t queue_depth) {
-    const int64_t high = param(p, kParams, "inflight_high");
-    const int64_t low = param(p, kParams, "inflight_low");
-    if (high <= low)
-      return "watermark: inflight_high (" + std::to_string(high) +
-             ") must be greater than inflight_low (" + std::to_string(low) + ")";
-    if (high >= static_cast<int64_t>(queue_depth))
-      return "watermark: inflight_high (" + std::to_string(high) +
-             ") must be smaller than the queue depth (" + std::to_string(queue_depth) + ")";
-    return {};
+  static std::optional<ParamError> check(const Params& p, uint32_t queue_depth) {
+    if (p.inflight_high <= p.inflight_low)
+      return ParamError{"inflight_high", "watermark: inflight_high (" + std::to_string(p.inflight_high) +
+                                             ") must be greater than inflight_low (" +
+                                             std::to_string(p.inflight_low) + ")"};
+    if (p.inflight_high >= static_cast<int64_t>(queue_depth))
+      return ParamError{"inflight_high", "watermark: inflight_high (" + std::to_string(p.inflight_high) +
+                                             ") must be smaller than the queue depth (" +
+                                             std::to_string(queue_depth) + ")"};
+    return std::nullopt;
   }
 
   template <QueueEnv Q>

@@ -48,7 +48,7 @@ struct EnvRig {
 
 TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
   EnvRig r;
-  policy::IrqPolicy p({});
+  policy::IrqPolicy p;
   r.dev.faults.hold_io = true;
   r.submit(5);
   EXPECT_EQ(r.env->inflight(), 5u);
@@ -76,7 +76,7 @@ TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
 
 TEST(HwQueueEnv, PollPolicyCountsEmptyAndUsefulLooks) {
   EnvRig r;
-  policy::PollPolicy p({});
+  policy::PollPolicy p;
   EXPECT_EQ(p.on_app_poll(*r.env), 0u);
   EXPECT_EQ(r.env->counters().poll_empty, 1u);
   r.submit(3);
@@ -123,7 +123,7 @@ TEST(HwQueueEnv, StrayCqeIsCountedNotCompleted) {
 
 TEST(QueueRunner, IrqPolicyCompletesIoOnRealThreadsAndEventfds) {
   EnvRig r;
-  policy::IrqPolicy p({});
+  policy::IrqPolicy p;
   QueueRunner<policy::IrqPolicy> runner(*r.env, p, &r.vectors);
   runner.start();
   constexpr int kTotal = 200;

@@ -31,8 +31,11 @@ fi
 [ -n "$PKG" ] || { echo "prepare.sh: cannot resolve the kernel package" >&2; exit 2; }
 KVER=${PKG#linux-image-}
 
-if [ -f "$CACHE/ready" ] && [ "$(cat "$CACHE/ready")" = "$KVER" ]; then
-  echo "prepare.sh: $CACHE already prepared for $KVER"
+# The stamp also names the recipe of the initramfs: a cache made by an older recipe
+# (other modules) is rebuilt. Bump it when the module list or /init changes.
+STAMP="$KVER initramfs-2"
+if [ -f "$CACHE/ready" ] && [ "$(cat "$CACHE/ready")" = "$STAMP" ]; then
+  echo "prepare.sh: $CACHE already prepared for $STAMP"
   exit 0
 fi
 rm -f "$CACHE/ready"
@@ -52,10 +55,12 @@ cp "$CACHE/kroot/boot/vmlinuz-$KVER" "$CACHE/vmlinuz"
 
 # Modules in load order, each once. Busybox has no softdep support, and vfio needs
 # vfio_iommu_type1 loaded for VFIO_SET_IOMMU: list it explicitly, before vfio-pci.
+# ext4 (which also mounts the ext2 busybox's mke2fs makes): the in-use test mounts the
+# namespace, and Debian builds no block filesystem into the kernel.
 R="$CACHE/initramfs"
 mkdir -p "$R/bin" "$R/sbin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/modules" "$R/etc"
 : > "$CACHE/modules.order"
-for m in nvme vfio vfio_iommu_type1 irqbypass vfio_virqfd vfio-pci-core vfio-pci; do
+for m in nvme vfio vfio_iommu_type1 irqbypass vfio_virqfd vfio-pci-core vfio-pci ext4; do
   modprobe -d "$CACHE/kroot" -S "$KVER" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
   base=$(basename "$ko")
@@ -100,5 +105,5 @@ chmod +x "$R/init"
 
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$CACHE/base.cpio.gz"
 rm -rf "$CACHE/kroot"  # 400 MB we no longer need: vmlinuz and the modules are copied
-echo "$KVER" > "$CACHE/ready"
+echo "$STAMP" > "$CACHE/ready"
 echo "prepare.sh: prepared $CACHE for kernel $KVER ($(wc -l < "$CACHE/modules.order") modules)"

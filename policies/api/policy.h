@@ -1,11 +1,14 @@
 // The shape every completion policy has, and the parameter map it is built from.
 //
 // A queue policy is a value type with these members (checked by QueuePolicy below):
-//   kName, kParams (std::array of ParamSpec), kUsesVector (false: polled queue, no MSI-X),
-//   kAppPolls (the submitting task reaps by polling the CQ),
-//   explicit Policy(const ParamMap&)                  built from validated parameters
-//   static std::string check(const ParamMap&, uint32_t queue_depth)  "" or an error
-//                                                     naming the parameter (cross-field)
+//   kName, kUsesVector (false: polled queue, no MSI-X), kAppPolls (the submitting task
+//   reaps by polling the CQ),
+//   Params                                            its parameters (api/params.h): a
+//                                                     struct with a kFields table
+//   explicit Policy(const Params&)                    built from validated parameters
+//   static std::optional<ParamError> check(const Params&, uint32_t queue_depth)
+//                                                     cross-field check; the error names
+//                                                     the parameter it blames
 //   template <QueueEnv Q> void on_interrupt(Q&)        hard-IRQ context
 //   template <QueueEnv Q> ThreadStep on_thread(Q&)     IRQ-thread context
 //   template <QueueEnv Q> TimerStep on_timer(Q&)       softirq context (hrtimer/irq_poll)
@@ -13,7 +16,7 @@
 //   std::string_view mode() const                     current mode, for the timeline
 //
 // A drive policy (policy C, see policies/coalesce_adaptive.h) works per controller and
-// has, besides kName, kParams, the ParamMap constructor, check() and mode():
+// has, besides kName, Params, the Params constructor, check() and mode():
 //   template <DriveEnv D> Duration on_monitor(D&)      periodic-monitor context: one
 //                                                     cycle; returns the time until the
 //                                                     runner calls it again (first call
@@ -26,28 +29,11 @@
 // completions (drain, drain_budget), masks, unmasks, thread_wakeups, mode_changes (the
 // ops of those names), timer_expiries (each on_timer call), sleeps (each
 // ThreadStep::sleep carried out). Neither counts the other's.
+// The concepts QueuePolicy and DrivePolicy (api/policy_concepts.h) state this shape;
+// the registry and the runners check their policy types against them.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <span>
-#include <string>
-#include <string_view>
-
 #include "policies/api/params.h"
+#include "policies/api/policy_concepts.h"
 #include "policies/api/queue_env.h"
 #include "policies/api/steps.h"
-
-namespace nvmesim::policy {
-
-using ParamMap = std::map<std::string, int64_t, std::less<>>;
-
-// Value of a declared parameter: the given one or its default.
-inline int64_t param(const ParamMap& p, std::span<const ParamSpec> specs, std::string_view name) {
-  if (auto it = p.find(name); it != p.end()) return it->second;
-  for (const auto& s : specs)
-    if (s.name == name) return s.default_value;
-  return 0;  // unreachable for a declared name; the loader rejects undeclared ones
-}
-
-}  // namespace nvmesim::policy

@@ -94,7 +94,7 @@ def _points(grid):
     return keys, [tuple(p.get(k, _MISSING) for k in keys) for p in points]
 
 
-def _progress_bar(total, enabled):
+def _progress_bar(total, enabled, desc="nvmesim sweep", initial=0):
     if not enabled:
         return None
     try:
@@ -102,7 +102,7 @@ def _progress_bar(total, enabled):
         from tqdm.auto import tqdm
     except ImportError:
         from tqdm import tqdm
-    return tqdm(total=total, desc="nvmesim sweep", unit="run", dynamic_ncols=True)
+    return tqdm(total=total, initial=initial, desc=desc, unit="run", dynamic_ncols=True)
 
 
 def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labels=None,
@@ -173,14 +173,8 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
 
     outcomes = {}
     bar = _progress_bar(len(tasks), progress)
-    interrupted = False
     try:
-        if client is not None:
-            interrupted = _run_dask(client, tasks, outcomes, bar)
-        elif workers is not None and workers > 1:
-            interrupted = _run_processes(workers, tasks, outcomes, bar)
-        else:
-            interrupted = _run_serial(tasks, outcomes, bar)
+        interrupted = execute(tasks, outcomes, workers=workers, client=client, bar=bar)
     finally:
         if bar is not None:
             bar.close()
@@ -209,6 +203,21 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
             stacklevel=2,
         )
     return frame
+
+
+def execute(tasks, outcomes, workers=None, client=None, bar=None):
+    """Runs sweep tasks serially, in ``workers`` local processes or on a Dask ``client``.
+
+    ``tasks`` are ``(index, source, assignment strings, seed)``. Each outcome is stored
+    as ``outcomes[index] = (seed, metrics or None, error or None)`` the moment its run
+    finishes, so ``outcomes`` may be a mapping that writes through to disk (nvmesim.ab's
+    resumable run table). Returns True when Ctrl-C stopped the runs early.
+    """
+    if client is not None:
+        return _run_dask(client, tasks, outcomes, bar)
+    if workers is not None and workers > 1:
+        return _run_processes(workers, tasks, outcomes, bar)
+    return _run_serial(tasks, outcomes, bar)
 
 
 class _Missing:

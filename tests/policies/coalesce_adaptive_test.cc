@@ -15,7 +15,7 @@ constexpr double kCycleNs = 50e6;
 
 class CoalesceAdaptiveTest : public ::testing::Test {
  protected:
-  explicit CoalesceAdaptiveTest(ParamMap params = {}) : p(params) {
+  explicit CoalesceAdaptiveTest(CoalesceAdaptiveParams params = {}) : p(params) {
     EXPECT_EQ(p.on_monitor(d), kCycle);  // baseline
   }
   // One cycle with `io` completions, `qd_integral` I/O x ns of inflight over it and
@@ -39,7 +39,7 @@ class CoalesceAdaptiveTest : public ::testing::Test {
 };
 
 TEST(CoalesceAdaptiveParams, MatchSpec) {
-  const auto& k = CoalesceAdaptiveDrive::kParams;
+  const auto& k = kParamSpecs<CoalesceAdaptiveDrive::Params>;
   ASSERT_EQ(k.size(), 9u);
   const std::pair<std::string_view, int64_t> expected[] = {
       {"high_io_delta", 45000}, {"avg_qd_threshold", 32}, {"total_inflight_io_threshold", 256},
@@ -51,8 +51,8 @@ TEST(CoalesceAdaptiveParams, MatchSpec) {
     EXPECT_LE(k[i].min, k[i].default_value);
     EXPECT_GE(k[i].max, k[i].default_value);
   }
-  EXPECT_EQ(&CoalesceAdaptiveQueue::kParams, &CoalesceAdaptiveDrive::kParams);
-  EXPECT_EQ(CoalesceAdaptiveDrive::check(ParamMap{}, 1024), "");
+  EXPECT_TRUE((std::is_same_v<CoalesceAdaptiveQueue::Params, CoalesceAdaptiveDrive::Params>));
+  EXPECT_FALSE(CoalesceAdaptiveDrive::check({}, 1024));
 }
 
 TEST_F(CoalesceAdaptiveTest, StartsOffAndFirstCallOnlyTakesTheBaseline) {
@@ -166,7 +166,7 @@ TEST_F(CoalesceAdaptiveTest, OffAgainNeedsTheFullThresholds) {
 
 class CoalesceAdaptiveNoHysteresisTest : public CoalesceAdaptiveTest {
  protected:
-  CoalesceAdaptiveNoHysteresisTest() : CoalesceAdaptiveTest({{"hysteresis_pct", 0}}) {}
+  CoalesceAdaptiveNoHysteresisTest() : CoalesceAdaptiveTest({.hysteresis_pct = 0}) {}
 };
 
 TEST_F(CoalesceAdaptiveNoHysteresisTest, TurnsOffOneBelowTheThreshold) {
@@ -179,7 +179,7 @@ TEST_F(CoalesceAdaptiveNoHysteresisTest, TurnsOffOneBelowTheThreshold) {
 
 class CoalesceAdaptiveAnyTwoTest : public CoalesceAdaptiveTest {
  protected:
-  CoalesceAdaptiveAnyTwoTest() : CoalesceAdaptiveTest({{"combine", 1}}) {}
+  CoalesceAdaptiveAnyTwoTest() : CoalesceAdaptiveTest({.combine = 1}) {}
 };
 
 TEST_F(CoalesceAdaptiveAnyTwoTest, TwoSignalsSuffice) {
@@ -191,7 +191,7 @@ TEST_F(CoalesceAdaptiveAnyTwoTest, TwoSignalsSuffice) {
 
 class CoalesceAdaptiveAnyOneTest : public CoalesceAdaptiveTest {
  protected:
-  CoalesceAdaptiveAnyOneTest() : CoalesceAdaptiveTest({{"combine", 2}}) {}
+  CoalesceAdaptiveAnyOneTest() : CoalesceAdaptiveTest({.combine = 2}) {}
 };
 
 TEST_F(CoalesceAdaptiveAnyOneTest, OneSignalSuffices) {
@@ -203,7 +203,7 @@ TEST_F(CoalesceAdaptiveAnyOneTest, OneSignalSuffices) {
 
 class CoalesceAdaptiveIoAndDepthTest : public CoalesceAdaptiveTest {
  protected:
-  CoalesceAdaptiveIoAndDepthTest() : CoalesceAdaptiveTest({{"combine", 3}}) {}
+  CoalesceAdaptiveIoAndDepthTest() : CoalesceAdaptiveTest({.combine = 3}) {}
 };
 
 TEST_F(CoalesceAdaptiveIoAndDepthTest, NeedsIoDeltaAndOneDepthSignal) {
@@ -222,7 +222,7 @@ TEST_F(CoalesceAdaptiveIoAndDepthTest, AverageDepthAloneWithIoDeltaSuffices) {
 
 class CoalesceAdaptivePerQueueTest : public CoalesceAdaptiveTest {
  protected:
-  CoalesceAdaptivePerQueueTest() : CoalesceAdaptiveTest({{"avg_qd_scope", 1}}) {}
+  CoalesceAdaptivePerQueueTest() : CoalesceAdaptiveTest({.avg_qd_scope = 1}) {}
 };
 
 TEST_F(CoalesceAdaptivePerQueueTest, AverageIsDividedByTheIoQueueCount) {
@@ -236,12 +236,12 @@ TEST_F(CoalesceAdaptivePerQueueTest, AverageIsDividedByTheIoQueueCount) {
 class CoalesceAdaptiveCustomTest : public ::testing::Test {};
 
 TEST_F(CoalesceAdaptiveCustomTest, CycleAndWrittenValuesAreParameters) {
-  CoalesceAdaptiveDrive p{{{"cycle_us", 2000},
-                           {"thr", 15},
-                           {"time_100us", 3},
-                           {"high_io_delta", 10},
-                           {"avg_qd_threshold", 2},
-                           {"total_inflight_io_threshold", 5}}};
+  CoalesceAdaptiveDrive p{{.high_io_delta = 10,
+                           .avg_qd_threshold = 2,
+                           .total_inflight_io_threshold = 5,
+                           .cycle_us = 2000,
+                           .thr = 15,
+                           .time_100us = 3}};
   FakeDriveEnv d;
   EXPECT_EQ(p.on_monitor(d), Duration::us(2000));
   d.run(Duration::us(2000), 2.0 * 2e6, 10);
@@ -255,7 +255,7 @@ TEST_F(CoalesceAdaptiveCustomTest, CycleAndWrittenValuesAreParameters) {
 }
 
 TEST_F(CoalesceAdaptiveCustomTest, FirstCallTakesTheBaselineOfALateStart) {
-  CoalesceAdaptiveDrive p{ParamMap{}};
+  CoalesceAdaptiveDrive p;
   FakeDriveEnv d;
   d.run(Duration::s(1), 1000 * 1e9, 10000000);  // before the monitor starts: ignored
   d.inflight = 1000;
@@ -273,7 +273,7 @@ TEST_F(CoalesceAdaptiveCustomTest, FirstCallTakesTheBaselineOfALateStart) {
 }
 
 TEST(CoalesceAdaptiveQueue, InterruptHandlingIsPlainIrq) {
-  CoalesceAdaptiveQueue p{ParamMap{}};
+  CoalesceAdaptiveQueue p;
   FakeQueueEnv q;
   q.pending = 8;
   q.inflight_ = 40;

@@ -10,20 +10,20 @@ namespace {
 using testing::FakeQueueEnv;
 
 TEST(CoalescePolicy, ParamsAreDeclaredWithNvmeRanges) {
-  ASSERT_EQ(CoalescePolicy::kParams.size(), 2u);
-  EXPECT_EQ(CoalescePolicy::kParams[0].name, "thr");
-  EXPECT_EQ(CoalescePolicy::kParams[0].default_value, 7);
-  EXPECT_EQ(CoalescePolicy::kParams[0].min, 0);
-  EXPECT_EQ(CoalescePolicy::kParams[0].max, 255);
-  EXPECT_EQ(CoalescePolicy::kParams[1].name, "time_100us");
-  EXPECT_EQ(CoalescePolicy::kParams[1].default_value, 1);
-  EXPECT_EQ(CoalescePolicy::kParams[1].min, 0);
-  EXPECT_EQ(CoalescePolicy::kParams[1].max, 255);
+  ASSERT_EQ(kParamSpecs<CoalescePolicy::Params>.size(), 2u);
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[0].name, "thr");
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[0].default_value, 7);
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[0].min, 0);
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[0].max, 255);
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[1].name, "time_100us");
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[1].default_value, 1);
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[1].min, 0);
+  EXPECT_EQ(kParamSpecs<CoalescePolicy::Params>[1].max, 255);
 }
 
 TEST(CoalescePolicy, ReportsRequestedThrAndTime) {
-  EXPECT_EQ(CoalescePolicy::coalescing(ParamMap{}), (Coalescing{7, 1}));
-  const ParamMap p{{"thr", 31}, {"time_100us", 2}};
+  EXPECT_EQ(CoalescePolicy::coalescing({}), (Coalescing{7, 1}));
+  const CoalescePolicy::Params p{.thr = 31, .time_100us = 2};
   EXPECT_EQ(CoalescePolicy::coalescing(p), (Coalescing{31, 2}));
   CoalescePolicy pol{p};
   EXPECT_EQ(pol.coalescing(), (Coalescing{31, 2}));
@@ -35,12 +35,12 @@ TEST(CoalescePolicy, ThrZeroOrTimeZeroMeansOff) {
   EXPECT_FALSE((Coalescing{0, 1}).enabled());
   EXPECT_FALSE((Coalescing{7, 0}).enabled());
   EXPECT_TRUE((Coalescing{1, 1}).enabled());
-  EXPECT_EQ(CoalescePolicy(ParamMap{{"thr", 0}}).mode(), "coalesce_off");
-  EXPECT_EQ(CoalescePolicy(ParamMap{{"time_100us", 0}}).mode(), "coalesce_off");
+  EXPECT_EQ(CoalescePolicy({.thr = 0}).mode(), "coalesce_off");
+  EXPECT_EQ(CoalescePolicy({.time_100us = 0}).mode(), "coalesce_off");
 }
 
 TEST(CoalescePolicy, InterruptHandlingIsPlainIrq) {
-  CoalescePolicy p{ParamMap{}};
+  CoalescePolicy p;
   FakeQueueEnv q;
   q.pending = 8;
   q.inflight_ = 40;

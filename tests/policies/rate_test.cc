@@ -15,7 +15,7 @@ constexpr Duration kFastWindow = Duration::ns(int64_t{kWindow} * 5000);  // P = 
 
 class RateTest : public ::testing::Test {
  protected:
-  explicit RateTest(ParamMap params = {}) : p(params) {}
+  explicit RateTest(RatePolicy::Params params = {}) : p(params) {}
 
   // The very first interrupt: starts the first IRQ window; its CQEs are not counted.
   void start() {
@@ -74,7 +74,7 @@ class RateTest : public ::testing::Test {
 };
 
 TEST(RatePolicyParams, MatchSpec) {
-  const auto& k = RatePolicy::kParams;
+  const auto& k = kParamSpecs<RatePolicy::Params>;
   ASSERT_EQ(k.size(), 8u);
   const std::pair<std::string_view, int64_t> expected[] = {
       {"window", 8192},         {"enter_gap_ns", 10000},  {"behind_slack_ns", 20000},
@@ -86,7 +86,7 @@ TEST(RatePolicyParams, MatchSpec) {
     EXPECT_LE(k[i].min, k[i].default_value);
     EXPECT_GE(k[i].max, k[i].default_value);
   }
-  EXPECT_EQ(RatePolicy::check(ParamMap{}, 1024), "");
+  EXPECT_FALSE(RatePolicy::check({}, 1024));
 }
 
 TEST_F(RateTest, StartsInIrqMeasure) {
@@ -377,14 +377,14 @@ TEST_F(RateTest, TimelineOfAFullCycle) {
 class RateSmallTest : public RateTest {
  protected:
   RateSmallTest()
-      : RateTest({{"window", 4},
-                  {"enter_gap_ns", 100},
-                  {"behind_slack_ns", 50},
-                  {"max_failures", 2},
-                  {"backoff_windows", 3},
-                  {"hold_windows", 2},
-                  {"poll_period_ns", 700},
-                  {"budget", 2}}) {}
+      : RateTest({.window = 4,
+                  .enter_gap_ns = 100,
+                  .behind_slack_ns = 50,
+                  .max_failures = 2,
+                  .backoff_windows = 3,
+                  .hold_windows = 2,
+                  .poll_period_ns = 700,
+                  .budget = 2}) {}
 };
 
 TEST_F(RateSmallTest, ParametersDriveEveryTransition) {

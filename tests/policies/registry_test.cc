@@ -13,32 +13,29 @@ namespace {
 using testing::FakeDriveEnv;
 using testing::FakeQueueEnv;
 
-// The queue-policy shape policies/api/policy.h describes.
-template <class P>
-concept QueuePolicyShape =
-    std::constructible_from<P, const ParamMap&> &&
-    requires(P& p, const P& cp, FakeQueueEnv& q, const ParamMap& m, uint32_t depth) {
-      { P::kName } -> std::convertible_to<std::string_view>;
-      { std::span<const ParamSpec>(P::kParams) };
-      { P::kUsesVector } -> std::convertible_to<bool>;
-      { P::kAppPolls } -> std::convertible_to<bool>;
-      { P::check(m, depth) } -> std::same_as<std::string>;
-      p.on_interrupt(q);
-      { p.on_thread(q) } -> std::same_as<ThreadStep>;
-      { p.on_timer(q) } -> std::same_as<TimerStep>;
-      { p.on_app_poll(q) } -> std::same_as<uint32_t>;
-      { cp.mode() } -> std::same_as<std::string_view>;
-    };
-
+// Every policy has the shape policies/api/policy.h describes, with this test's fake env
+// as well as with the API's archetypes (which registry.h checks).
 template <class V>
 struct AllShaped;
 template <class... Ps>
-struct AllShaped<std::variant<Ps...>> : std::bool_constant<(QueuePolicyShape<Ps> && ...)> {};
+struct AllShaped<std::variant<Ps...>> : std::bool_constant<(QueuePolicy<Ps, FakeQueueEnv> && ...)> {};
 static_assert(AllShaped<AnyQueuePolicy>::value);
+static_assert(DrivePolicy<CoalesceAdaptiveDrive, FakeDriveEnv>);
 
-static_assert(requires(CoalesceAdaptiveDrive& p, FakeDriveEnv& d) {
-  { p.on_monitor(d) } -> std::same_as<Duration>;
-});
+// A type that lacks a hook is not a queue policy.
+struct NoTimerPolicy {
+  static constexpr std::string_view kName = "no_timer";
+  using Params = NoParams;
+  static constexpr bool kUsesVector = true;
+  static constexpr bool kAppPolls = false;
+  explicit NoTimerPolicy(const Params& = {}) {}
+  static std::optional<ParamError> check(const Params&, uint32_t) { return std::nullopt; }
+  template <QueueEnv Q> void on_interrupt(Q&) {}
+  template <QueueEnv Q> ThreadStep on_thread(Q&) { return ThreadStep::park(); }
+  template <QueueEnv Q> uint32_t on_app_poll(Q&) { return 0; }
+  std::string_view mode() const { return "x"; }
+};
+static_assert(!QueuePolicy<NoTimerPolicy>);
 
 static_assert(find_policy("rate") != nullptr);
 static_assert(find_policy("nope") == nullptr);
@@ -61,10 +58,10 @@ TEST(PolicyRegistry, ListsEveryPolicyOnceInVariantOrder) {
 
 TEST(PolicyRegistry, ParamsAreThePolicysOwnTable) {
   EXPECT_EQ(find_policy("irq")->params.size(), 0u);
-  EXPECT_EQ(find_policy("watermark")->params.data(), WatermarkPolicy::kParams.data());
-  EXPECT_EQ(find_policy("rate")->params.size(), RatePolicy::kParams.size());
+  EXPECT_EQ(find_policy("watermark")->params.data(), kParamSpecs<WatermarkPolicy::Params>.data());
+  EXPECT_EQ(find_policy("rate")->params.size(), kParamSpecs<RatePolicy::Params>.size());
   EXPECT_EQ(find_policy("coalesce_adaptive")->params.data(),
-            CoalesceAdaptiveDrive::kParams.data());
+            kParamSpecs<CoalesceAdaptiveDrive::Params>.data());
   EXPECT_EQ(find_policy("coalesce")->params.size(), 2u);
 }
 
@@ -76,7 +73,7 @@ TEST(PolicyRegistry, FlagsTellTheRunnerWhatToWire) {
     if (p.name == "poll") continue;
     EXPECT_TRUE(p.uses_vector) << p.name;
     EXPECT_FALSE(p.app_polls) << p.name;
-    EXPECT_EQ(p.per_drive, p.name == "coalesce_adaptive") << p.name;
+    EXPECT_EQ(p.per_drive(), p.name == "coalesce_adaptive") << p.name;
     EXPECT_EQ(p.static_coalescing != nullptr, p.name == "coalesce") << p.name;
     const bool dedicated = p.name == "watermark" || p.name == "rate";
     EXPECT_EQ(p.eligibility, dedicated ? Eligibility::dedicated_vector : Eligibility::any)
@@ -87,26 +84,60 @@ TEST(PolicyRegistry, FlagsTellTheRunnerWhatToWire) {
 }
 
 TEST(PolicyRegistry, ValidatesNamesParametersRangesAndCrossFieldRules) {
-  EXPECT_EQ(validate_policy("watermark", ParamMap{}, 1024), "");
-  const std::string unknown = validate_policy("fast", ParamMap{}, 1024);
-  EXPECT_NE(unknown.find("unknown policy \"fast\""), std::string::npos) << unknown;
-  EXPECT_NE(unknown.find("coalesce_adaptive"), std::string::npos) << unknown;
-  EXPECT_EQ(validate_policy("irq", {{"thr", 1}}, 1024), "irq: unknown parameter \"thr\"");
-  EXPECT_EQ(validate_policy("coalesce", {{"thr", 255}, {"time_100us", 0}}, 1024), "");
+  EXPECT_EQ(validate_policy("watermark", ParamMap{}, 1024), std::nullopt);
+  const auto unknown = validate_policy("fast", ParamMap{}, 1024);
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->param, "");
+  EXPECT_NE(unknown->message.find("unknown policy \"fast\""), std::string::npos) << unknown->message;
+  EXPECT_NE(unknown->message.find("coalesce_adaptive"), std::string::npos) << unknown->message;
+  EXPECT_EQ(validate_policy("irq", {{"thr", 1}}, 1024),
+            (ParamError{"thr", "irq: unknown parameter \"thr\" (it has none)"}));
+  EXPECT_EQ(validate_policy("coalesce", {{"thrr", 1}}, 1024),
+            (ParamError{"thrr", "coalesce: unknown parameter \"thrr\" (known: thr, time_100us)"}));
+  EXPECT_EQ(validate_policy("coalesce", {{"thr", 255}, {"time_100us", 0}}, 1024), std::nullopt);
   EXPECT_EQ(validate_policy("coalesce", {{"thr", 256}}, 1024),
-            "coalesce: thr = 256 is outside [0, 255]");
+            (ParamError{"thr", "coalesce: thr = 256 is outside [0, 255]"}));
   EXPECT_EQ(validate_policy("coalesce", {{"time_100us", -1}}, 1024),
-            "coalesce: time_100us = -1 is outside [0, 255]");
+            (ParamError{"time_100us", "coalesce: time_100us = -1 is outside [0, 255]"}));
   EXPECT_EQ(validate_policy("watermark", {{"interval_us", 0}}, 1024),
-            "watermark: interval_us = 0 is outside [1, 1000000]");
-  const std::string cross = validate_policy("watermark", {{"inflight_high", 64}}, 64);
-  EXPECT_NE(cross.find("inflight_high"), std::string::npos) << cross;
-  EXPECT_EQ(validate_policy("watermark", {{"inflight_high", 63}}, 64), "");
+            (ParamError{"interval_us", "watermark: interval_us = 0 is outside [1, 1000000]"}));
+  // Cross-field: the error names the parameter it blames, for an exact JSON path.
+  const auto cross = validate_policy("watermark", {{"inflight_high", 64}}, 64);
+  ASSERT_TRUE(cross);
+  EXPECT_EQ(cross->param, "inflight_high");
+  const auto low = validate_policy("watermark", {{"inflight_high", 2}, {"inflight_low", 3}}, 1024);
+  ASSERT_TRUE(low);
+  EXPECT_EQ(low->param, "inflight_high");
+  EXPECT_EQ(validate_policy("watermark", {{"inflight_high", 63}}, 64), std::nullopt);
+}
+
+TEST(PolicyRegistry, EveryDeclaredFieldRoundTripsThroughTheMap) {
+  // Each table row points at its own field: setting it by name changes exactly that field.
+  for (const auto& info : kPolicies) {
+    for (const auto& spec : info.params) {
+      const int64_t v = spec.default_value == spec.max ? spec.min : spec.max;
+      ParamMap given{{std::string(spec.name), v}};
+      if (info.validate(given, 1u << 30)) continue;  // a cross-field rule forbids it alone
+      const ParamMap r = info.resolve(given);
+      for (const auto& other : info.params)
+        EXPECT_EQ(r.at(std::string(other.name)), other.name == spec.name ? v : other.default_value)
+            << info.name << "." << spec.name << " vs " << other.name;
+    }
+  }
+}
+
+TEST(PolicyRegistry, DrivePoliciesComeFromTheRegistry) {
+  EXPECT_FALSE(make_drive_policy("irq", {}).has_value());
+  EXPECT_FALSE(make_drive_policy("nope", {}).has_value());
+  auto d = make_drive_policy("coalesce_adaptive", {{"cycle_us", 1000}});
+  ASSERT_TRUE(d.has_value());
+  FakeDriveEnv env;
+  EXPECT_EQ(std::visit([&](auto& p) { return p.on_monitor(env); }, *d), Duration::us(1000));
 }
 
 TEST(PolicyRegistry, ResolvedParamsFillDefaults) {
   const ParamMap r = resolved_params(*find_policy("rate"), {{"window", 1024}});
-  EXPECT_EQ(r.size(), RatePolicy::kParams.size());
+  EXPECT_EQ(r.size(), kParamSpecs<RatePolicy::Params>.size());
   EXPECT_EQ(r.at("window"), 1024);
   EXPECT_EQ(r.at("hold_windows"), 64);
   EXPECT_EQ(r.at("budget"), 256);

@@ -10,7 +10,7 @@ namespace {
 using testing::FakeQueueEnv;
 
 TEST(ThreadedPolicy, HardIrqWithPendingCqeWakesThreadWithoutDraining) {
-  ThreadedPolicy p{ParamMap{}};
+  ThreadedPolicy p;
   FakeQueueEnv q;
   q.pending = 4;
   q.inflight_ = 10;
@@ -23,7 +23,7 @@ TEST(ThreadedPolicy, HardIrqWithPendingCqeWakesThreadWithoutDraining) {
 }
 
 TEST(ThreadedPolicy, HardIrqOnEmptyCqIsSpuriousAndDoesNotWake) {
-  ThreadedPolicy p{ParamMap{}};
+  ThreadedPolicy p;
   FakeQueueEnv q;
   p.on_interrupt(q);
   EXPECT_TRUE(q.ops.empty());
@@ -33,7 +33,7 @@ TEST(ThreadedPolicy, HardIrqOnEmptyCqIsSpuriousAndDoesNotWake) {
 }
 
 TEST(ThreadedPolicy, ThreadDrainsOnceAndParks) {
-  ThreadedPolicy p{ParamMap{}};
+  ThreadedPolicy p;
   FakeQueueEnv q;
   q.pending = 4;
   q.inflight_ = 10;
@@ -51,8 +51,8 @@ TEST(ThreadedPolicy, Shape) {
   EXPECT_EQ(ThreadedPolicy::kName, "threaded");
   EXPECT_TRUE(ThreadedPolicy::kUsesVector);
   EXPECT_FALSE(ThreadedPolicy::kAppPolls);
-  EXPECT_EQ(ThreadedPolicy{ParamMap{}}.mode(), "irq_thread");
-  EXPECT_EQ(ThreadedPolicy::check(ParamMap{}, 1024), "");
+  EXPECT_EQ(ThreadedPolicy{}.mode(), "irq_thread");
+  EXPECT_FALSE(ThreadedPolicy::check({}, 1024));
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ ThreadStep empty_check(WatermarkPolicy& p, FakeQueueEnv& q, uint32_t inflight) {
 }
 
 TEST(WatermarkPolicy, ParamsMatchSpec) {
-  const auto& k = WatermarkPolicy::kParams;
+  const auto& k = kParamSpecs<WatermarkPolicy::Params>;
   ASSERT_EQ(k.size(), 4u);
   EXPECT_EQ(k[0].name, "inflight_high");
   EXPECT_EQ(k[0].default_value, 32);
@@ -47,22 +47,24 @@ TEST(WatermarkPolicy, ParamsMatchSpec) {
 }
 
 TEST(WatermarkPolicy, CheckHighAboveLowAndBelowDepth) {
-  EXPECT_EQ(WatermarkPolicy::check(ParamMap{}, 1024), "");
-  EXPECT_EQ(WatermarkPolicy::check({{"inflight_high", 4}, {"inflight_low", 3}}, 1024), "");
-  const std::string eq = WatermarkPolicy::check({{"inflight_high", 3}, {"inflight_low", 3}}, 1024);
-  EXPECT_NE(eq.find("inflight_high"), std::string::npos) << eq;
-  EXPECT_NE(eq.find("inflight_low"), std::string::npos) << eq;
-  EXPECT_NE(WatermarkPolicy::check({{"inflight_high", 2}}, 1024), "");
-  EXPECT_EQ(WatermarkPolicy::check({{"inflight_high", 1023}}, 1024), "");
-  const std::string deep = WatermarkPolicy::check({{"inflight_high", 1024}}, 1024);
-  EXPECT_NE(deep.find("inflight_high"), std::string::npos) << deep;
-  EXPECT_NE(deep.find("queue depth"), std::string::npos) << deep;
-  EXPECT_EQ(WatermarkPolicy::check(ParamMap{}, 33), "");
-  EXPECT_NE(WatermarkPolicy::check(ParamMap{}, 32), "");
+  EXPECT_FALSE(WatermarkPolicy::check({}, 1024));
+  EXPECT_FALSE(WatermarkPolicy::check({.inflight_high = 4, .inflight_low = 3}, 1024));
+  const auto eq = WatermarkPolicy::check({.inflight_high = 3, .inflight_low = 3}, 1024);
+  ASSERT_TRUE(eq);
+  EXPECT_EQ(eq->param, "inflight_high");  // the loader's JSON path names it
+  EXPECT_NE(eq->message.find("inflight_low"), std::string::npos) << eq->message;
+  EXPECT_TRUE(WatermarkPolicy::check({.inflight_high = 2}, 1024));
+  EXPECT_FALSE(WatermarkPolicy::check({.inflight_high = 1023}, 1024));
+  const auto deep = WatermarkPolicy::check({.inflight_high = 1024}, 1024);
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->param, "inflight_high");
+  EXPECT_NE(deep->message.find("queue depth"), std::string::npos) << deep->message;
+  EXPECT_FALSE(WatermarkPolicy::check({}, 33));
+  EXPECT_TRUE(WatermarkPolicy::check({}, 32));
 }
 
 TEST(WatermarkPolicy, UsefulIrqBelowHighStaysInIrqMode) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   irq(p, q, 5, 31);
   EXPECT_EQ(q.ops, (std::vector<std::string>{"drain:5"}));
@@ -73,7 +75,7 @@ TEST(WatermarkPolicy, UsefulIrqBelowHighStaysInIrqMode) {
 }
 
 TEST(WatermarkPolicy, EntersPollingWhenInflightReachesHighAfterDrain) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   q.set_now(Time::from_ns(1234));
   irq(p, q, 5, 32);
@@ -90,7 +92,7 @@ TEST(WatermarkPolicy, EntersPollingWhenInflightReachesHighAfterDrain) {
 }
 
 TEST(WatermarkPolicy, InflightIsTakenAfterTheDrain) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   q.pending = 10;
   q.inflight_ = 40;  // 30 after draining 10: below 32
@@ -99,7 +101,7 @@ TEST(WatermarkPolicy, InflightIsTakenAfterTheDrain) {
 }
 
 TEST(WatermarkPolicy, HighIsAParameter) {
-  WatermarkPolicy p{ParamMap{{"inflight_high", 100}}};
+  WatermarkPolicy p{{.inflight_high = 100}};
   FakeQueueEnv q;
   irq(p, q, 1, 99);
   EXPECT_FALSE(p.polling());
@@ -108,7 +110,7 @@ TEST(WatermarkPolicy, HighIsAParameter) {
 }
 
 TEST(WatermarkPolicy, SpuriousIrqNeverEntersPolling) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   irq(p, q, 0, 500);
   EXPECT_EQ(q.ops, (std::vector<std::string>{"drain:0"}));
@@ -118,7 +120,7 @@ TEST(WatermarkPolicy, SpuriousIrqNeverEntersPolling) {
 }
 
 TEST(WatermarkPolicy, IrqWhilePollingReturnsAtOnce) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   q.pending = 7;
@@ -132,7 +134,7 @@ TEST(WatermarkPolicy, IrqWhilePollingReturnsAtOnce) {
 }
 
 TEST(WatermarkPolicy, ThreadDrainsAndReschedsWhenCqePending) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   q.pending = 6;
@@ -144,7 +146,7 @@ TEST(WatermarkPolicy, ThreadDrainsAndReschedsWhenCqePending) {
 }
 
 TEST(WatermarkPolicy, EmptyCheckSleepsIntervalUs) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   const ThreadStep s = empty_check(p, q, 10);
@@ -153,14 +155,14 @@ TEST(WatermarkPolicy, EmptyCheckSleepsIntervalUs) {
   EXPECT_EQ(q.ops, (std::vector<std::string>{"poll_check"}));
   EXPECT_EQ(q.counters().poll_empty, 1u);
 
-  WatermarkPolicy p2{ParamMap{{"interval_us", 7}}};
+  WatermarkPolicy p2{{.interval_us = 7}};
   FakeQueueEnv q2;
   enter(p2, q2);
   EXPECT_EQ(empty_check(p2, q2, 10).duration, Duration::us(7));
 }
 
 TEST(WatermarkPolicy, LeavesAfterExactlyThreeLowInflightChecks) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   q.set_now(Time::from_ns(5000));
@@ -184,7 +186,7 @@ TEST(WatermarkPolicy, LeavesAfterExactlyThreeLowInflightChecks) {
 }
 
 TEST(WatermarkPolicy, InflightEqualToLowIsNotLow) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(empty_check(p, q, 3).kind, Kind::sleep);
@@ -193,7 +195,7 @@ TEST(WatermarkPolicy, InflightEqualToLowIsNotLow) {
 }
 
 TEST(WatermarkPolicy, LowIsAParameter) {
-  WatermarkPolicy p{ParamMap{{"inflight_low", 5}}};
+  WatermarkPolicy p{{.inflight_low = 5}};
   FakeQueueEnv q;
   enter(p, q);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(empty_check(p, q, 5).kind, Kind::sleep);
@@ -203,7 +205,7 @@ TEST(WatermarkPolicy, LowIsAParameter) {
 }
 
 TEST(WatermarkPolicy, NotLowCheckResetsLowChecks) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   EXPECT_EQ(empty_check(p, q, 0).kind, Kind::sleep);
@@ -218,7 +220,7 @@ TEST(WatermarkPolicy, NotLowCheckResetsLowChecks) {
 }
 
 TEST(WatermarkPolicy, WorkResetsLowChecks) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   EXPECT_EQ(empty_check(p, q, 1).kind, Kind::sleep);
@@ -234,7 +236,7 @@ TEST(WatermarkPolicy, WorkResetsLowChecks) {
 }
 
 TEST(WatermarkPolicy, StopsAfterDefaultMaxLoopsIterations) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   for (int i = 0; i < 1000; ++i) {
@@ -252,7 +254,7 @@ TEST(WatermarkPolicy, StopsAfterDefaultMaxLoopsIterations) {
 }
 
 TEST(WatermarkPolicy, EveryIterationCountsAgainstMaxLoops) {
-  WatermarkPolicy p{ParamMap{{"max_loops", 4}}};
+  WatermarkPolicy p{{.max_loops = 4}};
   FakeQueueEnv q;
   enter(p, q);
   q.pending = 3;
@@ -270,7 +272,7 @@ TEST(WatermarkPolicy, EveryIterationCountsAgainstMaxLoops) {
 }
 
 TEST(WatermarkPolicy, MaxLoopsIsSampledAtEachThreadStart) {
-  WatermarkPolicy p{ParamMap{{"max_loops", 2}}};
+  WatermarkPolicy p{{.max_loops = 2}};
   FakeQueueEnv q;
   enter(p, q);
   EXPECT_EQ(empty_check(p, q, 10).kind, Kind::sleep);
@@ -286,7 +288,7 @@ TEST(WatermarkPolicy, MaxLoopsIsSampledAtEachThreadStart) {
 }
 
 TEST(WatermarkPolicy, AfterStopIrqsAreHandledAgain) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   enter(p, q);
   empty_check(p, q, 0);
@@ -299,7 +301,7 @@ TEST(WatermarkPolicy, AfterStopIrqsAreHandledAgain) {
 }
 
 TEST(WatermarkPolicy, ThreadWokenWithoutPollingParks) {
-  WatermarkPolicy p{ParamMap{}};
+  WatermarkPolicy p;
   FakeQueueEnv q;
   q.pending = 5;
   EXPECT_EQ(p.on_thread(q).kind, Kind::park);

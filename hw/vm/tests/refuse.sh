@@ -10,6 +10,11 @@ expect_output "not vfio-pci"
 # A scenario that does not load: exit 2 with the loader's JSON path, device untouched.
 expect_rc 2 nvmesim-hw run --device $DEV_NVME /tmp/scenario.json --set jobs.0.iodepth=0
 expect_output "/jobs/0/iodepth"
+# Bad option values: exit 2 naming the option, before any device is looked at (issue 8).
+expect_rc 2 nvmesim-hw run /tmp/scenario.json --device $DEV_NVME --allow-write -8:16
+expect_output "^nvmesim-hw: --allow-write: "
+expect_rc 2 nvmesim-hw run /tmp/scenario.json --device $DEV_NVME --io-timeout-ms 99999999999999999999
+expect_output "^nvmesim-hw: --io-timeout-ms: "
 [ "$(driver_of $DEV_NVME)" = nvme ] || fail "the refused device changed driver"
 # A write job without --allow-write is refused before the device is touched.
 bind_vfio

@@ -4,6 +4,13 @@
 bind_vfio
 expect_rc 3 nvmesim-hw rwtest --device $DEV_VFIO
 expect_output "allow-write"
+# A range that wrapped past the old check (std::stoull("-8") is 2^64 - 8): exit 2, no I/O.
+expect_rc 2 nvmesim-hw rwtest --device $DEV_VFIO --allow-write -8:16
+expect_output "^nvmesim-hw: --allow-write: "
+expect_rc 2 nvmesim-hw rwtest --device $DEV_VFIO --allow-write 18446744073709551615:2
+expect_output "overflows"
+expect_rc 3 nvmesim-hw rwtest --device $DEV_VFIO --allow-write 131000:1000
+expect_output "ends past the namespace"
 expect_rc 0 nvmesim-hw rwtest --device $DEV_VFIO --allow-write 4096:1536 --bs 65536
 expect_output "all match"
 # Small commands too (one PRP, then two), over a range crossing the big ones.

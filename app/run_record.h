@@ -1,0 +1,117 @@
+// What one run measured, as typed data: the simulator (app/run.cc) and the hw runner
+// (hw/run_scenario.cc) fill a RunRecord, and to_json (app/run_record.cc) is the one
+// writer of the results document (docs/results.md, `nvmesim-results/1`). A figure that
+// only one runner has is optional here and absent from the document when unset.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/results_json.h"
+#include "policies/api/counters.h"
+#include "sim/histogram.h"
+#include "sim/time.h"
+
+namespace nvmesim::results {
+
+// Per queue (and per drive for drive policies): at most this many mode changes are kept;
+// later ones are counted in timeline_dropped.
+inline constexpr std::size_t kTimelineCap = 100000;
+
+// The figures every level has (metrics_json): volume, latency and interrupts.
+struct Figures {
+  uint64_t ios = 0;
+  uint64_t bytes = 0;
+  sim::Histogram latency;
+  Interrupts irq;
+};
+
+struct TimelineEntry {
+  int64_t t_ns = 0;
+  std::string from, to, reason;
+};
+
+struct QueueRecord {
+  Figures figures;
+  uint32_t queue = 0;  // index in the run's queue list
+  uint32_t drive = 0;
+  uint32_t qid = 0;    // NVMe numbering: 0 is the admin queue
+  uint32_t core = 0;
+  bool polled = false;
+  std::string policy, final_mode;
+  policy::QueueCounters counters;
+  std::vector<TimelineEntry> timeline;
+  uint64_t timeline_dropped = 0;
+  nlohmann::json hw;  // hw runs: the queue's driver-level facts; null in the simulator
+};
+
+struct JobRecord {
+  Figures figures;
+  std::string name;
+  uint32_t job = 0;    // index of the job section
+  uint32_t clone = 0;  // numjobs clone
+  uint32_t core = 0;
+  std::vector<uint32_t> queues;
+};
+
+// The device model's figures over the window (the simulator only).
+struct DeviceModelFigures {
+  double iops_ceiling_utilization = 0;
+  double unit_utilization = 0;
+  double link_utilization = 0;
+  double mean_unit_wait_ns = 0;
+  uint64_t msix_messages = 0;
+  uint64_t msix_held_by_mask = 0;
+  uint64_t postings_coalesced = 0;
+  uint64_t admin_commands = 0;
+};
+
+struct DriveRecord {
+  Figures figures;
+  std::string name;
+  uint64_t commands = 0;  // commands the drive completed in the window
+  std::optional<DeviceModelFigures> model;
+  std::vector<TimelineEntry> timeline;  // drive policies; empty otherwise
+  std::string final_mode;
+  nlohmann::json hw;  // hw runs: the drive's identity and feature results
+};
+
+// CPU time per execution context over the window.
+struct CoreRecord {
+  uint32_t core = 0;
+  int64_t hardirq_ns = 0, softirq_ns = 0, irq_thread_ns = 0, app_ns = 0;
+  int64_t busy_ns() const { return hardirq_ns + softirq_ns + irq_thread_ns + app_ns; }
+};
+
+// Which resource was nearest its limit (the simulator only).
+struct Limits {
+  double busiest_core_utilization = 0;
+  double busiest_drive_utilization = 0;
+};
+
+struct RunRecord {
+  std::optional<std::string> source;  // "hw" for drive runs; absent for the simulator
+  uint64_t seed = 0;
+  nlohmann::json scenario;  // the resolved scenario that ran
+  Duration window;
+  Figures aggregate;
+  std::optional<Limits> limits;
+  std::vector<DriveRecord> drives;
+  std::vector<QueueRecord> queues;
+  std::vector<JobRecord> jobs;
+  std::vector<CoreRecord> cores;
+  nlohmann::json hw;  // hw runs: the run's own facts (job, interrupted, wall time)
+};
+
+// The results document of a run.
+nlohmann::json to_json(const RunRecord& r);
+
+// What bound the run: "cpu", "drive" or "latency" (nothing near its limit).
+std::string bound_by(const Limits& l);
+
+}  // namespace nvmesim::results
