@@ -8,25 +8,42 @@
 namespace nvmesim {
 using nlohmann::json;
 
+namespace {
+
+// Whether brackets nest deeper than `max_depth` anywhere in the text, skipping strings
+// and comments: one pass with no allocation, before the parser builds anything.
+bool text_depth_exceeds(const std::string& text, int max_depth) {
+  int depth = 0;
+  for (std::size_t i = 0, n = text.size(); i < n; ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < n && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      while (i < n && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+      auto end = text.find("*/", i + 2);
+      i = end == std::string::npos ? n : end + 1;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::variant<json, JsonTextError> parse_json_text(const std::string& text) {
-  bool too_deep = false;
-  // The parser itself does not recurse; the callback sees each value's depth and the
-  // document is refused as soon as one goes past the limit.
-  json::parser_callback_t limit = [&too_deep](int depth, json::parse_event_t event, json&) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        depth >= limits::kMaxJsonDepth)
-      too_deep = true;
-    return !too_deep;
-  };
-  json doc;
+  // The top-level value is depth 0, as in json_depth_exceeds: max_depth + 1 brackets.
+  if (text_depth_exceeds(text, limits::kMaxJsonDepth))
+    return JsonTextError{true, "invalid JSON: nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels"};
   try {
-    doc = json::parse(text, limit, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
-    if (too_deep) return JsonTextError{true, "invalid JSON: nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels"};
     return JsonTextError{false, "invalid JSON: " + std::string(e.what())};
   }
-  if (too_deep) return JsonTextError{true, "invalid JSON: nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels"};
-  return doc;
 }
 
 bool json_depth_exceeds(const json& doc, int max_depth) {

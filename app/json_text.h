@@ -1,6 +1,6 @@
-// JSON text to a document with the nesting limit (limits::kMaxJsonDepth) enforced while
-// parsing, so no deeply nested value ever reaches code that recurses (nlohmann's dump(),
-// the readers). Documents built elsewhere (the Python edge) are checked with
+// JSON text to a document with the nesting limit (limits::kMaxJsonDepth) enforced by a
+// scan of the text before parsing, so no deeply nested value ever reaches code that
+// recurses (nlohmann's dump(), the readers). Documents built elsewhere (the Python edge) are checked with
 // json_depth_exceeds, which does not recurse.
 #pragma once
 

@@ -211,6 +211,21 @@ TEST(InputSafety, DeepNestingIsRefusedBeforeAnythingRecurses) {
   EXPECT_EQ(doc_error(shallow).path, "/jobs/0/iodepth");
 }
 
+TEST(JsonText, DepthLimitCountsBracketsOutsideStringsAndComments) {
+  auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  EXPECT_TRUE(std::holds_alternative<json>(parse_json_text(nested(limits::kMaxJsonDepth))));
+  EXPECT_TRUE(std::get<JsonTextError>(parse_json_text(nested(limits::kMaxJsonDepth + 1))).too_deep);
+  // The same limit as the walk over built documents.
+  EXPECT_FALSE(json_depth_exceeds(std::get<json>(parse_json_text(nested(limits::kMaxJsonDepth))), limits::kMaxJsonDepth));
+  std::string brackets(200, '[');
+  auto r = parse_json_text("{\"a\": \"" + brackets + "\\\"\", // " + brackets + "\n /* " + brackets + " */ \"b\": 1}");
+  ASSERT_TRUE(std::holds_alternative<json>(r)) << std::get<JsonTextError>(r).message;
+  EXPECT_EQ(std::get<json>(r)["b"], 1);
+  auto bad = parse_json_text("{\"a\": ");
+  ASSERT_TRUE(std::holds_alternative<JsonTextError>(bad));
+  EXPECT_FALSE(std::get<JsonTextError>(bad).too_deep);
+}
+
 TEST(InputSafety, AnEmptyKeyIsNamedByItsPointer) {
   json sc = testing::ideal_scenario();
   sc[""] = 1;
