@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "app/checked_number.h"
@@ -61,11 +61,20 @@ fs::path resolve(const std::string& base_dir, const std::string& file) {
   return b;
 }
 
+// Profile files already read in this load, by file name: a testbed of many drives names
+// the same file many times.
+using ProfileCache = std::map<std::string, json>;
+
 // Replaces a profile given as a file name with the file's content, keeping the name.
 void inline_profile(json& slot, const std::string& where, const std::string& base_dir,
-                    std::optional<InputError>& err) {
+                    std::optional<InputError>& err, ProfileCache& cache) {
   if (!slot.is_string()) return;
   std::string file = slot.get<std::string>();
+  auto cached = cache.find(file);
+  if (cached != cache.end()) {
+    slot = cached->second;
+    return;
+  }
   auto doc = read_json_file(resolve(base_dir, file), where, err);
   if (!doc) return;
   if (!doc->is_object()) {
@@ -73,16 +82,17 @@ void inline_profile(json& slot, const std::string& where, const std::string& bas
     return;
   }
   (*doc)["file"] = file;
-  slot = std::move(*doc);
+  slot = cache[file] = std::move(*doc);
 }
 
 // Every profile slot that holds a file name: the host and each drive's profile.
 void inline_profiles(json& doc, const std::string& base_dir, std::optional<InputError>& err) {
-  if (doc.contains("host")) inline_profile(doc["host"], "/host", base_dir, err);
+  ProfileCache cache;
+  if (doc.contains("host")) inline_profile(doc["host"], "/host", base_dir, err, cache);
   if (doc.contains("drives") && doc["drives"].is_array())
     for (std::size_t i = 0; i < doc["drives"].size() && !err; ++i)
       if (doc["drives"][i].is_object() && doc["drives"][i].contains("profile"))
-        inline_profile(doc["drives"][i]["profile"], "/drives/" + std::to_string(i) + "/profile", base_dir, err);
+        inline_profile(doc["drives"][i]["profile"], "/drives/" + std::to_string(i) + "/profile", base_dir, err, cache);
 }
 
 std::vector<std::string> split_path(const std::string& p) {
