@@ -14,10 +14,12 @@
 #include <CLI/CLI.hpp>
 
 #include "app/checked_number.h"
+#include "app/fio_json.h"
 #include "app/input_limits.h"
 #include "app/json_reader.h"
 #include "app/memory_estimate.h"
 #include "app/output_file.h"
+#include "app/python_handoff.h"
 #include "app/report.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
@@ -104,6 +106,7 @@ void print_policies(std::ostream& os) {
 struct RunArgs {
   std::string scenario, out_path, trace_path, command_trace_path, trace_window, seed, memory_limit;
   std::vector<std::string> sets;
+  std::string format = "results";  // -o's layout: results (docs/results.md) or fio-json
   bool quiet = false;
 };
 
@@ -170,7 +173,9 @@ int run_or_validate(bool validate, const RunArgs& a) {
   nlohmann::json results = nvmesim::run_scenario(ls, ropts, &info);
   if (shown) std::fprintf(stderr, "\r%60s\r", "");
 
-  if (!a.out_path.empty()) out.stream() << nvmesim::dump_results(results);
+  if (!a.out_path.empty())
+    out.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(results).dump(2) + "\n"
+                                            : nvmesim::dump_results(results));
   for (const Output& o : outputs) {
     if (auto e = o.file.close()) {
       std::cerr << "nvmesim: " << *e << "\n";
@@ -190,6 +195,10 @@ int run_or_validate(bool validate, const RunArgs& a) {
 }
 
 int run_main(int argc, char** argv) {
+  // Commands of the Python package: every further argument, --help included, is theirs.
+  if (argc >= 2 && (std::string(argv[1]) == "ab" || std::string(argv[1]) == "compare"))
+    return nvmesim::exec_python_module("nvmesim." + std::string(argv[1]),
+                                       std::vector<std::string>(argv + 2, argv + argc));
   CLI::App app{"nvmesim: a deterministic simulator of the NVMe host completion path.\n"
                "Exit status: 0 success, 2 bad input (the message names the JSON path or option),\n"
                "1 internal error or a failed write.",
@@ -225,6 +234,10 @@ int run_main(int argc, char** argv) {
                   "both traces' window in simulated us (default: the first 10 ms measured)")
       ->type_name("FROM_US:TO_US")
       ->check(checked(parse_trace_window, kWindowRule));
+  run->add_option("--format", ra.format,
+                  "layout of -o: results (docs/results.md) or fio-json (fio's --output-format=json)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"results", "fio-json"}));
   run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
   CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
   add_scenario_options(validate);
@@ -240,6 +253,9 @@ int run_main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::App* policies = app.add_subcommand("policies", "every policy's parameters (Markdown)");
   CLI::App* schema = app.add_subcommand("schema", "the scenario JSON Schema");
+  // Listed for --help; run_main hands them to the Python package before parsing.
+  app.add_subcommand("ab", "paired A/B evaluation over a matrix, with verdicts (docs/ab.md)");
+  app.add_subcommand("compare", "measured vs simulated, metric by metric (docs/compare.md)");
 
   try {
     app.parse(argc, argv);

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #ifndef NVMESIM_CLI
 #error "NVMESIM_CLI must name the nvmesim binary"
 #endif
@@ -240,6 +242,34 @@ TEST(Cli, RunWritesResultsAndSummary) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"seed\": 5"), std::string::npos);
   EXPECT_EQ(text.find("wall"), std::string::npos) << "no wall-clock figure in the results file";
+}
+
+TEST(Cli, FioJsonFormatWritesFiosLayout) {
+  auto out = std::filesystem::temp_directory_path() / "nvmesim_cli_fio.json";
+  Outcome o = cli("run " + scenario() + " --set duration_us=2000 --set warmup_us=1000 -q --format fio-json -o " +
+                  out.string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  ASSERT_TRUE(doc.contains("jobs"));
+  ASSERT_FALSE(doc["jobs"].empty());
+  EXPECT_GT(doc["jobs"][0]["read"]["iops"].get<double>(), 0);
+  EXPECT_EQ(cli("run " + scenario() + " --format xml -o " + out.string()).code, 2);
+}
+
+// ab and compare are the Python package's: the CLI hands every argument over unchanged.
+TEST(Cli, AbAndCompareReachThePythonPackage) {
+  Outcome ab = cli("ab --help");
+  EXPECT_EQ(ab.code, 0) << ab.out;
+  EXPECT_NE(ab.out.find("usage: nvmesim ab"), std::string::npos) << ab.out;
+  Outcome list = cli("ab " + std::string(NVMESIM_SCENARIOS) + "/matrices/policy_a_eval.json --list");
+  EXPECT_EQ(list.code, 0) << list.out;
+  EXPECT_NE(list.out.find("512 cases"), std::string::npos) << list.out;
+  EXPECT_EQ(cli("ab /nonexistent/matrix.json --list").code, 2);
+  Outcome cmp = cli("compare --help");
+  EXPECT_EQ(cmp.code, 0) << cmp.out;
+  EXPECT_NE(cmp.out.find("usage: nvmesim compare"), std::string::npos) << cmp.out;
+  EXPECT_EQ(cli("compare /nonexistent/a.json /nonexistent/b.json").code, 2);
 }
 
 TEST(Cli, SchemaIsJsonAndUsageErrorsExitTwo) {
