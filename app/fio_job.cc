@@ -9,6 +9,7 @@
 #include "app/input_file.h"
 #include "app/input_limits.h"
 #include "app/json_reader.h"
+#include "app/json_text.h"
 
 namespace nvmesim {
 using nlohmann::json;
@@ -46,6 +47,7 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
   Section* cur = nullptr;
   while (std::getline(in, line)) {
     ++lineno;
+    if (!valid_utf8(line)) return InputError{file + ":" + std::to_string(lineno), "is not valid UTF-8 text"};
     std::string t = trim(line);
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[') {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/input_limits.h"
+#include "app/json_reader.h"
 
 namespace nvmesim {
 using nlohmann::json;
@@ -58,9 +59,36 @@ bool json_depth_exceeds(const json& doc, int max_depth) {
   return false;
 }
 
+bool valid_utf8(const std::string& s) {
+  try {
+    (void)json(s).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
+std::optional<std::string> invalid_utf8_path(const json& doc) {
+  std::vector<std::pair<const json*, std::string>> stack{{&doc, ""}};
+  while (!stack.empty()) {
+    auto [v, path] = stack.back();
+    stack.pop_back();
+    if (v->is_string() && !valid_utf8(v->get_ref<const std::string&>())) return path.empty() ? "/" : path;
+    if (v->is_object()) {
+      for (auto it = v->begin(); it != v->end(); ++it) {
+        if (!valid_utf8(it.key())) return (path.empty() ? "" : path) + "/";  // the key itself is unprintable
+        stack.emplace_back(&it.value(), path + "/" + json_pointer_token(it.key()));
+      }
+    } else if (v->is_array()) {
+      for (std::size_t i = 0; i < v->size(); ++i) stack.emplace_back(&(*v)[i], path + "/" + std::to_string(i));
+    }
+  }
+  return std::nullopt;
+}
+
 std::string json_excerpt(const json& v, std::size_t max_chars) {
   if (v.is_structured() && json_depth_exceeds(v, limits::kMaxJsonDepth)) return v.is_array() ? "[...]" : "{...}";
-  std::string s = v.dump();
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
   return s;
 }

@@ -4,6 +4,7 @@
 // json_depth_exceeds, which does not recurse.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -23,7 +24,16 @@ std::variant<nlohmann::json, JsonTextError> parse_json_text(const std::string& t
 // walked with an explicit stack.
 bool json_depth_exceeds(const nlohmann::json& doc, int max_depth);
 
-// A value for an error message: its JSON text, cut to about `max_chars`.
+// Whether `s` is valid UTF-8 (as JSON text must be; nlohmann's encoder is the judge).
+bool valid_utf8(const std::string& s);
+
+// The JSON pointer of the first object key or string in `doc` that is not valid UTF-8
+// (a --set bare word or a fio value can bring such bytes in), or nullopt. Walked with an
+// explicit stack.
+std::optional<std::string> invalid_utf8_path(const nlohmann::json& doc);
+
+// A value for an error message: its JSON text, cut to about `max_chars`; bytes that are
+// not UTF-8 are shown as U+FFFD.
 std::string json_excerpt(const nlohmann::json& v, std::size_t max_chars = 80);
 
 }  // namespace nvmesim

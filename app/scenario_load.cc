@@ -524,6 +524,8 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
   inline_profiles(doc, base_dir, err);
   if (err) return *err;
   if (opts.seed) doc["seed"] = *opts.seed;
+  // JSON text is UTF-8; other bytes would fail only when the results are written.
+  if (auto path = invalid_utf8_path(doc)) return InputError{*path, "is not valid UTF-8 text"};
   LoadedScenario out;
   if (auto e = read_scenario(doc, base_dir, out.scenario)) return *e;
   if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return *e;

@@ -393,5 +393,33 @@ TEST(MemoryEstimate, TraceBuffersGetWhatTheLimitLeaves) {
   EXPECT_EQ(big.command_records, kMaxTraceRecords);
 }
 
+// ---- text that is not UTF-8 (fuzz findings overrides_fuzz/invalid_utf8_value and
+// fio_job_fuzz/invalid_utf8_cpus_allowed): refused where it enters, naming the place,
+// instead of an exception when a message or the results are written.
+
+TEST(Utf8, OverrideValuesAndKeysAreRefusedWithTheirPath) {
+  InputError e = load_error({"/jobs/0/iodepth=\xff"});
+  EXPECT_EQ(e.path, "/jobs/0/iodepth");
+  EXPECT_NE(e.message.find("UTF-8"), std::string::npos) << e.message;
+  e = load_error({"/jobs/0/name=ok\xc3"});  // a truncated two-byte sequence
+  EXPECT_EQ(e.path, "/jobs/0/name");
+  e = load_error({"/jobs/0/\xfe=1"});
+  EXPECT_EQ(e.path, "/jobs/0/");
+  EXPECT_EQ(load_error({"/jobs/0/name=caf\xc3\xa9"}).path, "");  // valid UTF-8 loads
+}
+
+TEST(Utf8, FioLinesAreRefusedWithFileAndLine) {
+  auto r = fio_text_to_scenario_patch("[job]\nrw=randread\ncpus_allowed=\xfc\n", "x.fio");
+  auto* e = std::get_if<InputError>(&r);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->path, "x.fio:3");
+}
+
+TEST(Utf8, ExcerptsOfBadBytesDoNotThrow) {
+  EXPECT_NO_THROW(json_excerpt(json(std::string("\xff\xfe"))));
+  EXPECT_FALSE(valid_utf8("\xff"));
+  EXPECT_TRUE(valid_utf8("plain"));
+}
+
 }  // namespace
 }  // namespace nvmesim
