@@ -44,6 +44,8 @@ std::variant<json, JsonTextError> parse_json_text(const std::string& text) {
     return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
     return JsonTextError{false, "invalid JSON: " + std::string(e.what())};
+  } catch (const json::out_of_range& e) {  // a number past double's range (1e400)
+    return JsonTextError{false, "invalid JSON: " + std::string(e.what())};
   }
 }
 
