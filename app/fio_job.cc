@@ -1,11 +1,13 @@
 #include "app/fio_job.h"
 
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include "app/checked_number.h"
+#include "app/input_file.h"
+#include "app/input_limits.h"
 #include "app/json_reader.h"
 
 namespace nvmesim {
@@ -50,7 +52,9 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
       if (t.back() != ']') return InputError{file + ":" + std::to_string(lineno), "unterminated section header"};
       std::string name = trim(t.substr(1, t.size() - 2));
       if (name == "global") cur = &global;
-      else {
+      else if (jobs.size() >= limits::kMaxJobs) {
+        return InputError{file + ":" + std::to_string(lineno), "more than " + std::to_string(limits::kMaxJobs) + " job sections"};
+      } else {
         jobs.emplace_back(name, Section{});
         cur = &jobs.back().second;
       }
@@ -78,14 +82,11 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
       const Option& opt = entry.second;
       std::string where = file + ":" + std::to_string(opt.line);
       auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
+      // The same checked conversion as the JSON reader: no wrap at any magnitude.
       auto number = [&](int64_t& v) -> bool {
-        try {
-          std::size_t used = 0;
-          v = std::stoll(opt.value, &used);
-          return used == opt.value.size();
-        } catch (const std::exception&) {
-          return false;
-        }
+        auto x = in_range(parse_integral(opt.value), INT64_MIN, INT64_MAX);
+        if (x) v = *x;
+        return x.has_value();
       };
       int64_t v = 0;
       if (kIgnored.count(key)) continue;
@@ -119,7 +120,10 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
         j["rate_process"] = opt.value;
       } else if (key == "runtime" || key == "ramp_time") {
         auto ns = parse_duration_ns(opt.value, 1000000000);  // fio: seconds by default
-        if (!ns) return bad("must be a time like 10s or 500ms, got '" + opt.value + "'");
+        if (!ns) return bad("must be a time like 10s or 500ms (at most 3600s), got '" + opt.value + "'");
+        if (*ns > limits::kMaxRunDuration.count_ns() || (key == "runtime" && *ns < 1000))
+          return bad("must be between " + std::string(key == "runtime" ? "1us" : "0") + " and " +
+                     std::to_string(limits::kMaxRunDuration.count_ns() / 1000000000) + "s, got '" + opt.value + "'");
         (key == "runtime" ? runtime : ramp) = *ns;
       } else if (key == "filename") {
         // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
@@ -127,11 +131,11 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
         std::stringstream fs(opt.value);
         std::string f;
         while (std::getline(fs, f, ':')) {
-          unsigned idx = 0;
-          if (std::sscanf(f.c_str(), "/dev/nvme%un", &idx) != 1)
-            return bad("only /dev/nvmeXnY devices are modelled, got '" + f + "'");
-          drives.push_back(idx);
+          auto idx = nvme_namespace_drive(f);
+          if (!idx) return bad("only /dev/nvmeXnY devices (X < " + std::to_string(limits::kMaxDrives) + ") are modelled, got '" + f + "'");
+          drives.push_back(*idx);
         }
+        if (drives.empty()) return bad("must name at least one /dev/nvmeXnY device");
         j["drives"] = drives;
       } else {
         return InputError{where, "option '" + key + "' is not supported by nvmesim's fio reader"};
@@ -145,12 +149,23 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
   return patch;
 }
 
+std::optional<uint32_t> nvme_namespace_drive(const std::string& name) {
+  // Exactly /dev/nvme<X>n<Y>: decimal X and Y, nothing before or after.
+  const std::string prefix = "/dev/nvme";
+  if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  std::string rest = name.substr(prefix.size());
+  auto n = rest.find('n');
+  if (n == std::string::npos) return std::nullopt;
+  auto drive = in_range(parse_integral(rest.substr(0, n)), 0, limits::kMaxDrives - 1);
+  auto ns = in_range(parse_integral(rest.substr(n + 1)), 1, UINT32_MAX);
+  if (!drive || !ns || rest[0] == '-' || rest[n + 1] == '-') return std::nullopt;
+  return static_cast<uint32_t>(*drive);
+}
+
 std::variant<json, InputError> fio_file_to_scenario_patch(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return InputError{path, "cannot open fio job file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return fio_text_to_scenario_patch(ss.str(), path);
+  auto text = read_input_file(path, limits::kMaxInputFileBytes);
+  if (auto* why = std::get_if<FileError>(&text)) return InputError{path, why->message};
+  return fio_text_to_scenario_patch(std::get<0>(text), path);
 }
 
 }  // namespace nvmesim

@@ -4,6 +4,8 @@
 // the user thinks was simulated.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -16,5 +18,7 @@ namespace nvmesim {
 std::variant<nlohmann::json, InputError> fio_text_to_scenario_patch(const std::string& text,
                                                                      const std::string& file_name);
 std::variant<nlohmann::json, InputError> fio_file_to_scenario_patch(const std::string& path);
+// The drive index X of a fio filename "/dev/nvmeXnY", or nullopt for anything else.
+std::optional<uint32_t> nvme_namespace_drive(const std::string& name);
 
 }  // namespace nvmesim

@@ -20,12 +20,16 @@ class JsonReader {
 
   bool ok() const { return !err_->has_value(); }
   const std::string& path() const { return path_; }
-  std::string child(const std::string& key) const { return path_ + "/" + key; }
+  // The JSON pointer of `key` in this object ("~" and "/" escaped as RFC 6901 says).
+  std::string child(const std::string& key) const;
   bool has(const std::string& key) const { return obj_->is_object() && obj_->contains(key); }
   const nlohmann::json& at(const std::string& key) const { return (*obj_)[key]; }
+  // Records an error at `key` (at this object itself when `key` is empty).
   void fail(const std::string& key, const std::string& message);
 
+  // Integers (an integral float such as 1e3 is accepted) range-checked before conversion.
   int64_t integer(const std::string& key, int64_t def, int64_t min, int64_t max);
+  uint64_t u64(const std::string& key, uint64_t def, uint64_t min, uint64_t max);
   uint32_t u32(const std::string& key, uint32_t def, uint32_t min, uint32_t max) {
     return static_cast<uint32_t>(integer(key, def, min, max));
   }
@@ -49,7 +53,11 @@ class JsonReader {
   std::set<std::string> seen_;
 };
 
-// Parses fio-style sizes ("4k", "1m", "512") and durations ("10s", "100ms", "250us").
+// A JSON pointer token: "~" -> "~0", "/" -> "~1" (RFC 6901).
+std::string json_pointer_token(const std::string& key);
+
+// Parses fio-style sizes ("4k", "1m", "512") and durations ("10s", "100ms", "250us");
+// nullopt for malformed text and for values past 2^62 bytes or ns (no wrap-around).
 std::optional<uint64_t> parse_size(const std::string& s);
 std::optional<int64_t> parse_duration_ns(const std::string& s, int64_t default_unit_ns);
 

@@ -1,15 +1,23 @@
 // nvmesim: the command-line edge. Exit 0 on success, 2 on bad input (the message names
-// the JSON path), 1 on internal errors.
+// the JSON path or the option), 1 on internal errors and failed writes.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "app/checked_number.h"
+#include "app/input_limits.h"
+#include "app/json_reader.h"
+#include "app/memory_estimate.h"
+#include "app/output_file.h"
 #include "app/report.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
@@ -21,145 +29,134 @@ namespace {
 constexpr int kExitInput = 2;
 constexpr int kExitInternal = 1;
 
-int usage(std::ostream& os, int code) {
-  os << "usage:\n"
-        "  nvmesim run SCENARIO [--set path=value ...] [--seed N] [-o results.json] [--quiet]\n"
-        "              [--trace trace.json] [--command-trace commands.csv] [--trace-window FROM_US:TO_US]\n"
-        "  nvmesim validate SCENARIO [--set path=value ...]\n"
-        "  nvmesim report [DIR] [--set path=value ...]   published vs simulated (default: scenarios/published)\n"
-        "  nvmesim policies                               every policy's parameters (Markdown)\n"
-        "  nvmesim schema\n"
-        "SCENARIO is a scenario JSON file or a fio job file (*.fio) run on the default testbed.\n"
-        "Paths: /jobs/0/iodepth=64 or jobs.0.iodepth=64; values are JSON (bare words are strings).\n";
-  return code;
-}
-
 int input_error(const nvmesim::InputError& e) {
   std::cerr << "nvmesim: " << e.str() << "\n";
   return kExitInput;
 }
 
-int run_main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") return usage(std::cout, args.empty() ? kExitInput : 0);
-  const std::string cmd = args[0];
-  if (cmd == "schema") {
-    std::cout << nvmesim::scenario_schema().dump(2) << "\n";
-    return 0;
+// stdout is an output like any other: a failed write (a full disk, /dev/full, a closed
+// pipe) is exit 1, never a silent success.
+int finish_stdout(int code) {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "nvmesim: " << nvmesim::cannot_write("stdout", errno) << "\n";
+    return kExitInternal;
   }
-  if (cmd == "policies") {
-    // Every policy and its parameters (default, legal range, unit, meaning) as Markdown.
-    for (const auto& p : nvmesim::policy::kPolicies) {
-      std::cout << "### `" << p.name << "`\n\n";
-      if (p.params.empty()) {
-        std::cout << "No parameters.\n\n";
-        continue;
-      }
-      std::cout << "| parameter | default | range | unit | meaning |\n|---|---|---|---|---|\n";
-      for (const auto& s : p.params)
-        std::cout << "| `" << s.name << "` | " << s.default_value << " | " << s.min << " .. " << s.max << " | "
-                  << s.unit << " | " << s.doc << " |\n";
-      std::cout << "\n";
-    }
-    return 0;
-  }
-  if (cmd == "report") {
-    std::string dir = nvmesim::default_scenarios_dir() + "/published";
-    std::vector<std::string> sets;
-    for (std::size_t i = 1; i < args.size(); ++i) {
-      if (args[i] == "--set" && i + 1 < args.size()) sets.push_back(args[++i]);
-      else if (!args[i].empty() && args[i][0] == '-') return usage(std::cerr, kExitInput);
-      else dir = args[i];
-    }
-    return nvmesim::report_main(dir, sets, std::cout, std::cerr);
-  }
-  if (cmd != "run" && cmd != "validate") {
-    std::cerr << "nvmesim: unknown command '" << cmd << "'\n";
-    return usage(std::cerr, kExitInput);
-  }
-  std::string scenario, out_path, trace_path, command_trace_path;
-  int64_t trace_from = -1, trace_to = -1;
-  bool quiet = false;
-  nvmesim::LoadOptions opts;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const char* what) -> const std::string* {
-      if (i + 1 >= args.size()) {
-        std::cerr << "nvmesim: " << a << " needs " << what << "\n";
-        return nullptr;
-      }
-      return &args[++i];
-    };
-    if (a == "--set") {
-      auto v = value("path=value");
-      if (!v) return kExitInput;
-      opts.overrides.push_back(*v);
-    } else if (a == "--seed") {
-      auto v = value("a number");
-      if (!v) return kExitInput;
-      try {
-        std::size_t used = 0;
-        unsigned long long s = std::stoull(*v, &used);
-        if (used != v->size() || (*v)[0] == '-') throw std::invalid_argument(*v);
-        opts.seed = s;
-      } catch (const std::exception&) {
-        return input_error({"--seed", "must be a non-negative integer, got '" + *v + "'"});
-      }
-    } else if (a == "-o" || a == "--output") {
-      auto v = value("a file name");
-      if (!v) return kExitInput;
-      out_path = *v;
-    } else if (a == "--trace") {
-      auto v = value("a file name");
-      if (!v) return kExitInput;
-      trace_path = *v;
-    } else if (a == "--command-trace") {
-      auto v = value("a file name");
-      if (!v) return kExitInput;
-      command_trace_path = *v;
-    } else if (a == "--trace-window") {
-      auto v = value("FROM_US:TO_US");
-      if (!v) return kExitInput;
-      long long from = -1, to = -1;
-      char extra = 0;
-      if (std::sscanf(v->c_str(), "%lld:%lld%c", &from, &to, &extra) != 2 || from < 0 || to <= from)
-        return input_error({"--trace-window", "must be FROM_US:TO_US with 0 <= FROM < TO, got '" + *v + "'"});
-      trace_from = from;
-      trace_to = to;
-    } else if (a == "-q" || a == "--quiet") {
-      quiet = true;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "nvmesim: unknown option '" << a << "'\n";
-      return usage(std::cerr, kExitInput);
-    } else if (scenario.empty()) {
-      scenario = a;
-    } else {
-      std::cerr << "nvmesim: one scenario at a time, got '" << scenario << "' and '" << a << "'\n";
-      return kExitInput;
-    }
-  }
-  if (scenario.empty()) return usage(std::cerr, kExitInput);
+  return code;
+}
 
-  auto loaded = nvmesim::load_scenario_file(scenario, opts);
+// ---- option values: parsed and range-checked once, the error names the option ----------
+
+std::optional<uint64_t> parse_seed(const std::string& s) {
+  return nvmesim::in_range_u64(nvmesim::parse_integral(s), 0, UINT64_MAX);
+}
+
+std::optional<uint64_t> parse_memory_limit(const std::string& s) {
+  auto v = nvmesim::parse_size(s);
+  if (!v || *v < (uint64_t{1} << 20) || *v > nvmesim::limits::kMaxMemoryLimitBytes) return std::nullopt;
+  return v;
+}
+
+struct TraceWindow {
+  int64_t from_us = -1, to_us = -1;
+};
+
+std::optional<TraceWindow> parse_trace_window(const std::string& s) {
+  auto colon = s.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  // Within warm-up plus window at their longest: Time arithmetic stays far from overflow.
+  const int64_t max_us = 2 * nvmesim::limits::kMaxRunDuration.count_ns() / 1000;
+  auto from = nvmesim::in_range(nvmesim::parse_integral(s.substr(0, colon)), 0, max_us);
+  auto to = nvmesim::in_range(nvmesim::parse_integral(s.substr(colon + 1)), 0, max_us);
+  if (!from || !to || *to <= *from) return std::nullopt;
+  return TraceWindow{*from, *to};
+}
+
+// A CLI11 check that runs `parse` and words its failure as `what`.
+template <class Parse>
+CLI::Validator checked(Parse parse, std::string what) {
+  return CLI::Validator(
+      [parse, what](std::string& s) -> std::string { return parse(s) ? "" : what + ", got '" + s + "'"; }, "", "");
+}
+
+const std::string kSeedRule = "must be a non-negative integer up to 18446744073709551615";
+const std::string kMemoryRule = "must be a size from 1m to 1024g (bytes, or with a k/m/g suffix)";
+const std::string kWindowRule = "must be FROM_US:TO_US with 0 <= FROM < TO <= " +
+                                std::to_string(2 * nvmesim::limits::kMaxRunDuration.count_ns() / 1000);
+
+void print_policies(std::ostream& os) {
+  // Every policy and its parameters (default, legal range, unit, meaning) as Markdown.
+  for (const auto& p : nvmesim::policy::kPolicies) {
+    os << "### `" << p.name << "`\n\n";
+    if (p.params.empty()) {
+      os << "No parameters.\n\n";
+      continue;
+    }
+    os << "| parameter | default | range | unit | meaning |\n|---|---|---|---|---|\n";
+    for (const auto& s : p.params)
+      os << "| `" << s.name << "` | " << s.default_value << " | " << s.min << " .. " << s.max << " | " << s.unit
+         << " | " << s.doc << " |\n";
+    os << "\n";
+  }
+}
+
+struct RunArgs {
+  std::string scenario, out_path, trace_path, command_trace_path, trace_window, seed, memory_limit;
+  std::vector<std::string> sets;
+  bool quiet = false;
+};
+
+int run_or_validate(bool validate, const RunArgs& a) {
+  nvmesim::LoadOptions opts;
+  opts.overrides = a.sets;
+  if (!a.seed.empty()) opts.seed = parse_seed(a.seed);
+  if (!a.memory_limit.empty()) opts.memory_limit = *parse_memory_limit(a.memory_limit);
+  opts.trace = !a.trace_path.empty();
+  opts.command_trace = !a.command_trace_path.empty();
+  auto loaded = nvmesim::load_scenario_file(a.scenario, opts);
   if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error(*e);
   const auto& ls = std::get<nvmesim::LoadedScenario>(loaded);
-  if (cmd == "validate") {
-    std::cout << scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
+  if (validate) {
+    std::cout << a.scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
               << " job section(s), policy " << ls.scenario.policy.name << ")\n";
-    return 0;
+    return finish_stdout(0);
+  }
+
+  // Every output is opened before the run: an unwritable path is bad input, found now.
+  nvmesim::OutputFile out, trace, commands;
+  nvmesim::RunOptions ropts;
+  struct Output {
+    const char* option;
+    const std::string& path;
+    nvmesim::OutputFile& file;
+    std::ostream** stream;
+  };
+  const Output outputs[] = {{"-o", a.out_path, out, nullptr},
+                            {"--trace", a.trace_path, trace, &ropts.trace_out},
+                            {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out}};
+  for (const Output& o : outputs) {
+    if (o.path.empty()) continue;
+    std::string e = o.file.open(o.path);
+    if (!e.empty()) return input_error({o.option, e});
+    if (o.stream) *o.stream = &o.file.stream();
+  }
+  // The trace buffers get what the rest of the run leaves under the memory limit.
+  nvmesim::TraceCaps caps = nvmesim::trace_caps(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
+  ropts.trace_max_events = caps.trace_events;
+  ropts.command_trace_max_records = caps.command_records;
+  if (!a.trace_window.empty()) {
+    TraceWindow w = *parse_trace_window(a.trace_window);
+    ropts.trace_from_us = w.from_us;
+    ropts.trace_to_us = w.to_us;
   }
 
   // Progress on a terminal, once a run has taken more than two seconds.
-  nvmesim::RunOptions ropts;
-  ropts.trace_path = trace_path;
-  ropts.command_trace_path = command_trace_path;
-  ropts.trace_from_us = trace_from;
-  ropts.trace_to_us = trace_to;
   bool tty = isatty(STDERR_FILENO) != 0;
   auto start = std::chrono::steady_clock::now();
   bool shown = false;
   double last_print = 0;  // seconds: redraw the line at most ten times a second
-  if (tty && !quiet) {
+  if (tty && !a.quiet) {
     ropts.progress = [&](double f) {
       double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if ((el < 2.0 && !shown) || (f < 1.0 && el - last_print < 0.1)) return;
@@ -173,21 +170,98 @@ int run_main(int argc, char** argv) {
   nlohmann::json results = nvmesim::run_scenario(ls, ropts, &info);
   if (shown) std::fprintf(stderr, "\r%60s\r", "");
 
-  if (!out_path.empty()) {
-    std::ofstream out(out_path);
-    if (!out) return input_error({"-o", "cannot write " + out_path});
-    out << nvmesim::dump_results(results);
+  if (!a.out_path.empty()) out.stream() << nvmesim::dump_results(results);
+  for (const Output& o : outputs) {
+    if (auto e = o.file.close()) {
+      std::cerr << "nvmesim: " << *e << "\n";
+      return kExitInternal;
+    }
   }
-  if (!quiet) nvmesim::print_summary(std::cout, results);
-  std::cout.flush();  // the summary before the speed line on stderr
-  if (!trace_path.empty())
-    std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", trace_path.c_str(),
+  if (!a.quiet) nvmesim::print_summary(std::cout, results);
+  if (int code = finish_stdout(0)) return code;  // the summary before the speed line on stderr
+  if (!a.trace_path.empty())
+    std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", a.trace_path.c_str(),
                  info.trace_dropped ? ", event cap reached: later events dropped" : "");
   std::fprintf(stderr, "wall %.3f s, %llu events (%.2f M events/s), %.2f M simulated I/Os per wall-second\n",
                info.wall_seconds, static_cast<unsigned long long>(info.events),
                static_cast<double>(info.events) / info.wall_seconds / 1e6,
                static_cast<double>(info.ios) / info.wall_seconds / 1e6);
   return 0;
+}
+
+int run_main(int argc, char** argv) {
+  CLI::App app{"nvmesim: a deterministic simulator of the NVMe host completion path.\n"
+               "Exit status: 0 success, 2 bad input (the message names the JSON path or option),\n"
+               "1 internal error or a failed write.",
+               "nvmesim"};
+  app.require_subcommand(1);
+  app.footer(
+      "SCENARIO is a scenario JSON file or a fio job file (*.fio) run on the default testbed.\n"
+      "Paths: /jobs/0/iodepth=64 or jobs.0.iodepth=64; values are JSON (bare words are strings).\n"
+      "Run 'nvmesim COMMAND --help' for a command's options.");
+
+  RunArgs ra;
+  auto add_scenario_options = [&](CLI::App* sub) {
+    sub->add_option("SCENARIO", ra.scenario, "scenario JSON file or fio job file")->required();
+    sub->add_option("--set", ra.sets, "override: path=value (repeatable)")
+        ->type_name("PATH=VALUE")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    sub->add_option("--seed", ra.seed, "seed (0 .. 2^64-1), wins over the scenario and --set")
+        ->type_name("N")
+        ->check(checked(parse_seed, kSeedRule));
+    sub->add_option("--memory-limit", ra.memory_limit,
+                    "refuse a run whose estimated memory is larger (default 512m)")
+        ->type_name("SIZE")
+        ->check(checked(parse_memory_limit, kMemoryRule));
+  };
+  CLI::App* run = app.add_subcommand("run", "run a scenario: summary on stdout, results with -o");
+  add_scenario_options(run);
+  run->add_option("-o,--output", ra.out_path, "results JSON file (docs/results.md)")->type_name("FILE");
+  run->add_option("--trace", ra.trace_path, "Chrome/Perfetto trace of the run")->type_name("FILE");
+  run->add_option("--command-trace", ra.command_trace_path, "per-command CSV (docs/trace-format.md)")
+      ->type_name("FILE");
+  run->add_option("--trace-window", ra.trace_window,
+                  "both traces' window in simulated us (default: the first 10 ms measured)")
+      ->type_name("FROM_US:TO_US")
+      ->check(checked(parse_trace_window, kWindowRule));
+  run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
+  CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
+  add_scenario_options(validate);
+
+  CLI::App* report = app.add_subcommand("report", "published vs simulated for every scenario in DIR");
+  std::string report_dir = nvmesim::default_scenarios_dir() + "/published";
+  std::vector<std::string> report_sets;
+  report->add_option("DIR", report_dir, "directory of scenarios with a \"published\" block")
+      ->type_name("DIR");
+  report->add_option("--set", report_sets, "override for every run: path=value (repeatable)")
+      ->type_name("PATH=VALUE")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  CLI::App* policies = app.add_subcommand("policies", "every policy's parameters (Markdown)");
+  CLI::App* schema = app.add_subcommand("schema", "the scenario JSON Schema");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return finish_stdout(app.exit(e));  // --help: usage on stdout, exit 0
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nvmesim: " << e.what() << "\n";
+    if (argc <= 1) std::cerr << app.help();
+    else std::cerr << "Run 'nvmesim --help' for usage.\n";
+    return kExitInput;
+  }
+
+  if (schema->parsed()) {
+    std::cout << nvmesim::scenario_schema().dump(2) << "\n";
+    return finish_stdout(0);
+  }
+  if (policies->parsed()) {
+    print_policies(std::cout);
+    return finish_stdout(0);
+  }
+  if (report->parsed()) return finish_stdout(nvmesim::report_main(report_dir, report_sets, std::cout, std::cerr));
+  return run_or_validate(validate->parsed(), ra);
 }
 
 }  // namespace

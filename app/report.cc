@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "app/input_file.h"
+#include "app/input_limits.h"
+#include "app/json_text.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
 
@@ -70,10 +72,18 @@ int report_main(const std::string& dir, const std::vector<std::string>& override
   out << "| scenario | published baseline | simulated baseline | published policy | simulated policy | published change | simulated change | simulated bound: baseline -> policy |\n"
       << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& f : files) {
-    std::ifstream in(f);
-    json doc = json::parse(in, nullptr, false, true);
-    if (doc.is_discarded() || !doc.contains("published")) continue;
+    // The same guarded read and nesting limit as the loader; the loader reports errors.
+    auto text = read_input_file(f.string(), limits::kMaxInputFileBytes);
+    if (!std::holds_alternative<std::string>(text)) continue;
+    auto parsed = parse_json_text(std::get<std::string>(text));
+    if (!std::holds_alternative<json>(parsed)) continue;
+    const json& doc = std::get<json>(parsed);
+    if (!doc.is_object() || !doc.contains("published")) continue;
     const json& pub = doc["published"];
+    if (!pub.is_object()) {
+      err << "nvmesim: " << f.string() << ": /published: must be an object\n";
+      return 2;
+    }
     json runs[2];
     const char* which[2] = {"baseline_policy", "policy"};
     for (int k = 0; k < 2; ++k) {

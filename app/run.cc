@@ -1,11 +1,11 @@
 #include "app/run.h"
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <cmath>
 
+#include "app/output_file.h"
 #include "app/results_json.h"
 #include "models/system.h"
 #include "sim/histogram.h"
@@ -32,26 +32,36 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
                                             : Time::zero() + loaded.scenario.warmup;
   const Time to = min(opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10), end);
   std::unique_ptr<sim::TraceRecorder> trace;
-  if (!opts.trace_path.empty()) {
-    trace = std::make_unique<sim::TraceRecorder>(from, to);
+  if (opts.trace_out || !opts.trace_path.empty()) {
+    trace = std::make_unique<sim::TraceRecorder>(from, to, opts.trace_max_events);
     sys.enable_trace(trace.get());
   }
   std::unique_ptr<CommandTraceLog> commands;
-  if (!opts.command_trace_path.empty()) {
-    commands = std::make_unique<CommandTraceLog>(from, to);
+  if (opts.command_trace_out || !opts.command_trace_path.empty()) {
+    commands = std::make_unique<CommandTraceLog>(from, to, opts.command_trace_max_records);
     sys.enable_command_trace(commands.get());
   }
   sys.run(opts.progress);
+  // Written to the caller's stream, or to the path with every write checked.
+  auto write_to = [](std::ostream* given, const std::string& path, auto&& write) {
+    if (given) {
+      write(*given);
+      return;
+    }
+    OutputFile f;
+    std::string e = f.open(path);
+    if (e.empty()) {
+      write(f.stream());
+      if (auto ce = f.close()) e = *ce;
+    }
+    if (!e.empty()) throw std::runtime_error(e);
+  };
   if (trace) {
-    std::ofstream out(opts.trace_path);
-    if (!out) throw std::runtime_error("cannot write trace file " + opts.trace_path);
-    trace->write(out);
+    write_to(opts.trace_out, opts.trace_path, [&](std::ostream& os) { trace->write(os); });
     if (info) info->trace_dropped = trace->dropped();
   }
   if (commands) {
-    std::ofstream out(opts.command_trace_path);
-    if (!out) throw std::runtime_error("cannot write command trace file " + opts.command_trace_path);
-    commands->write(out);
+    write_to(opts.command_trace_out, opts.command_trace_path, [&](std::ostream& os) { commands->write(os); });
     if (info) info->trace_dropped += commands->dropped();
   }
   const Scenario& sc = loaded.scenario;

@@ -1,8 +1,9 @@
 // Running a loaded scenario to its results document (docs/results.md is the contract).
 #pragma once
 
-#include <functional>
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,12 @@ struct RunOptions {
   std::string trace_path;
   // The per-command trace (docs/trace-format.md, the hw runner's format), same window.
   std::string command_trace_path;
+  // Instead of the paths: streams the caller opened (and checks) itself.
+  std::ostream* trace_out = nullptr;
+  std::ostream* command_trace_out = nullptr;
+  // The recorders' caps (records kept; later ones are dropped and counted).
+  std::size_t trace_max_events = 4'000'000;
+  std::size_t command_trace_max_records = 4'000'000;
   // Its time window in simulated us; from < 0: the start of the measured window;
   // to < 0: 10 ms after `from` (capped at the end of the run).
   int64_t trace_from_us = -1;

@@ -5,8 +5,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/checked_number.h"
 #include "app/fio_job.h"
+#include "app/input_file.h"
 #include "app/json_reader.h"
+#include "app/json_text.h"
+#include "app/memory_estimate.h"
 #include "app/scenario_json.h"
 #include "policies/registry.h"
 
@@ -22,28 +26,37 @@ namespace {
 
 constexpr Duration kMaxCost = Duration::ms(100);   // no single CPU cost is that long
 constexpr Duration kMaxLatency = Duration::s(10);
+constexpr double kMinIops = 1;                // iops_max: one command a second
+constexpr double kMinLinkBytesPerS = 1e6;     // link_bytes_per_s: 1 MB/s
+constexpr double kMinRateIops = 1e-3;         // rate_iops: one I/O in 1000 s
+constexpr std::size_t kMaxCpuList = 65536;    // cpus_allowed entries (clone i takes the i-th)
 
 std::optional<json> read_json_file(const fs::path& p, const std::string& where, std::optional<InputError>& err) {
-  std::ifstream in(p);
-  if (!in) {
-    err = InputError{where, "cannot open file " + p.string()};
+  auto text = read_input_file(p.string(), limits::kMaxInputFileBytes);
+  if (auto* why = std::get_if<FileError>(&text)) {
+    err = InputError{where, why->message};
     return std::nullopt;
   }
-  try {
-    return json::parse(in, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    err = InputError{where, p.string() + ": invalid JSON: " + e.what()};
+  auto doc = parse_json_text(std::get<0>(text));
+  if (auto* e = std::get_if<JsonTextError>(&doc)) {
+    err = InputError{where, p.string() + ": " + e->message};
     return std::nullopt;
   }
+  return std::move(std::get<json>(doc));
+}
+
+bool exists_quietly(const fs::path& p) {
+  std::error_code ec;  // a name too long or a path through a file is just "not there"
+  return fs::exists(p, ec);
 }
 
 fs::path resolve(const std::string& base_dir, const std::string& file) {
   fs::path p(file);
   if (p.is_absolute()) return p;
   fs::path b = fs::path(base_dir) / p;
-  if (fs::exists(b)) return b;
+  if (exists_quietly(b)) return b;
   fs::path shipped = fs::path(default_scenarios_dir()) / p;  // e.g. "profiles/x.json"
-  if (fs::exists(shipped)) return shipped;
+  if (exists_quietly(shipped)) return shipped;
   return b;
 }
 
@@ -60,6 +73,15 @@ void inline_profile(json& slot, const std::string& where, const std::string& bas
   }
   (*doc)["file"] = file;
   slot = std::move(*doc);
+}
+
+// Every profile slot that holds a file name: the host and each drive's profile.
+void inline_profiles(json& doc, const std::string& base_dir, std::optional<InputError>& err) {
+  if (doc.contains("host")) inline_profile(doc["host"], "/host", base_dir, err);
+  if (doc.contains("drives") && doc["drives"].is_array())
+    for (std::size_t i = 0; i < doc["drives"].size() && !err; ++i)
+      if (doc["drives"][i].is_object() && doc["drives"][i].contains("profile"))
+        inline_profile(doc["drives"][i]["profile"], "/drives/" + std::to_string(i) + "/profile", base_dir, err);
 }
 
 std::vector<std::string> split_path(const std::string& p) {
@@ -99,11 +121,13 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
     points = r.at("cdf");
   } else if (r.has("cdf_file")) {
     std::string file = r.string("cdf_file", "");
-    std::ifstream in(resolve(base_dir, file));
-    if (!in) {
-      r.fail("cdf_file", "cannot open file " + file);
+    if (!r.ok()) return d;
+    auto text = read_input_file(resolve(base_dir, file).string(), limits::kMaxInputFileBytes);
+    if (auto* why = std::get_if<FileError>(&text)) {
+      r.fail("cdf_file", why->message);
       return d;
     }
+    std::istringstream in(std::get<0>(text));
     points = json::array();
     std::string line;
     int lineno = 0;
@@ -144,8 +168,10 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
       err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
       return d;
     }
-    if (t < last_t || t < 0) {
-      err = InputError{pp, "times must be >= 0 and not decrease"};
+    // Checked as doubles before the conversion to integer ns.
+    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
+      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
+                               " ns, got " + json_excerpt(pt[1])};
       return d;
     }
     d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
@@ -175,8 +201,14 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
   d.max_io_queues = r.u32("max_io_queues", d.max_io_queues, 1, 65535);
   d.max_queue_depth = r.u32("max_queue_depth", d.max_queue_depth, 2, 65536);
   d.units = r.u32("units", d.units, 1, 1 << 20);
+  // 0 means no ceiling; below these minimums a run would model a stalled drive (and the
+  // device's picosecond arithmetic has no use for them).
   d.iops_max = r.number("iops_max", d.iops_max, 0, 1e9);
+  if (r.ok() && d.iops_max > 0 && d.iops_max < kMinIops)
+    r.fail("iops_max", "must be 0 (no ceiling) or >= 1, got " + json_excerpt(r.at("iops_max")));
   d.link_bytes_per_s = r.number("link_bytes_per_s", d.link_bytes_per_s, 0, 1e12);
+  if (r.ok() && d.link_bytes_per_s > 0 && d.link_bytes_per_s < kMinLinkBytesPerS)
+    r.fail("link_bytes_per_s", "must be 0 (no ceiling) or >= 1000000, got " + json_excerpt(r.at("link_bytes_per_s")));
   d.sq_fetch = r.duration("sq_fetch_ns", d.sq_fetch, Duration::zero(), kMaxLatency, Duration::ns(1));
   d.cqe_post = r.duration("cqe_post_ns", d.cqe_post, Duration::zero(), kMaxLatency, Duration::ns(1));
   d.msix_delivery = r.duration("msix_delivery_ns", d.msix_delivery, Duration::zero(), kMaxLatency, Duration::ns(1));
@@ -239,26 +271,20 @@ std::optional<std::vector<uint32_t>> parse_cpu_list(const std::string& s) {
   std::vector<uint32_t> out;
   std::stringstream ss(s);
   std::string part;
+  // Each number range-checked before conversion ("4294967296" must not become CPU 0).
+  auto cpu = [](const std::string& t) { return in_range(parse_integral(t), 0, UINT32_MAX); };
   while (std::getline(ss, part, ',')) {
-    if (part.empty()) return std::nullopt;
     auto dash = part.find('-');
-    try {
-      std::size_t used = 0;
-      if (dash == std::string::npos) {
-        unsigned long v = std::stoul(part, &used);
-        if (used != part.size()) return std::nullopt;
-        out.push_back(static_cast<uint32_t>(v));
-      } else {
-        unsigned long a = std::stoul(part.substr(0, dash), &used);
-        if (used != dash) return std::nullopt;
-        std::string rest = part.substr(dash + 1);
-        unsigned long b = std::stoul(rest, &used);
-        if (used != rest.size() || b < a || b - a > 65536) return std::nullopt;
-        for (unsigned long c = a; c <= b; ++c) out.push_back(static_cast<uint32_t>(c));
-      }
-    } catch (const std::exception&) {
-      return std::nullopt;
+    if (dash == std::string::npos) {
+      auto c = cpu(part);
+      if (!c) return std::nullopt;
+      out.push_back(static_cast<uint32_t>(*c));
+    } else {
+      auto a = cpu(part.substr(0, dash)), b = cpu(part.substr(dash + 1));
+      if (!a || !b || *b < *a || *b - *a > 65536) return std::nullopt;
+      for (int64_t c = *a; c <= *b; ++c) out.push_back(static_cast<uint32_t>(c));
     }
+    if (out.size() > kMaxCpuList) return std::nullopt;  // "0-65535,0-65535,..." would not end
   }
   if (out.empty()) return std::nullopt;
   return out;
@@ -283,6 +309,8 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
   js.iodepth_batch_complete_max = r.u32("iodepth_batch_complete_max", 0, 0, 65535);
   js.numjobs = r.u32("numjobs", 1, 1, 4096);
   js.rate_iops = r.number("rate_iops", 0, 0, 1e9);
+  if (r.ok() && js.rate_iops > 0 && js.rate_iops < kMinRateIops)
+    r.fail("rate_iops", "must be 0 (closed loop) or >= 0.001, got " + json_excerpt(r.at("rate_iops")));
   js.rate_process = r.choice("rate_process", "linear", {"linear", "poisson"}) == "poisson" ? RateProcess::poisson : RateProcess::linear;
   if (!r.ok()) return js;
   if (js.iodepth_batch_submit > js.iodepth)
@@ -295,9 +323,19 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
     const json& c = r.at("cpus_allowed");
     std::optional<std::vector<uint32_t>> cpus;
     if (c.is_string()) cpus = parse_cpu_list(c.get<std::string>());
-    else if (c.is_array() && std::all_of(c.begin(), c.end(), [](const json& x) { return x.is_number_integer() && x.get<int64_t>() >= 0; }))
-      cpus = c.get<std::vector<uint32_t>>();
-    if (!cpus || cpus->empty()) r.fail("cpus_allowed", "must be a CPU list like \"0-3,8\" or [0, 1], got " + c.dump());
+    else if (c.is_array()) {
+      // Each one range-checked before conversion: 4294967296 must not become CPU 0.
+      cpus.emplace();
+      for (const json& x : c) {
+        auto cpu = in_range(json_integral(x), 0, UINT32_MAX);
+        if (!cpu || cpus->size() >= kMaxCpuList) {
+          cpus.reset();
+          break;
+        }
+        cpus->push_back(static_cast<uint32_t>(*cpu));
+      }
+    }
+    if (!cpus || cpus->empty()) r.fail("cpus_allowed", "must be a CPU list like \"0-3,8\" or [0, 1], got " + json_excerpt(c));
     else {
       for (uint32_t cpu : *cpus)
         if (cpu >= sc.host.cores) {
@@ -313,11 +351,11 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
     else {
       for (std::size_t i = 0; i < d.size() && r.ok(); ++i) {
         std::optional<uint32_t> idx;
-        if (d[i].is_number_integer() && d[i].get<int64_t>() >= 0 && d[i].get<uint64_t>() < sc.drives.size()) idx = d[i].get<uint32_t>();
+        if (auto k = in_range(json_integral(d[i]), 0, static_cast<int64_t>(sc.drives.size()) - 1)) idx = static_cast<uint32_t>(*k);
         if (d[i].is_string())
           for (uint32_t k = 0; k < sc.drives.size(); ++k)
             if (sc.drives[k].name == d[i].get<std::string>()) idx = k;
-        if (!idx) err = InputError{path + "/drives/" + std::to_string(i), "no such drive: " + d[i].dump()};
+        if (!idx) err = InputError{path + "/drives/" + std::to_string(i), "no such drive: " + json_excerpt(d[i])};
         else js.drives.push_back(*idx);
       }
     }
@@ -334,9 +372,9 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   std::optional<InputError> err;
   JsonReader r(doc, "", err);
   sc.name = r.string("name", "scenario");
-  sc.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
-  sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), Duration::s(3600), Duration::us(1));
-  sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), Duration::s(3600), Duration::us(1));
+  sc.seed = r.u64("seed", 1, 0, UINT64_MAX);
+  sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), limits::kMaxRunDuration, Duration::us(1));
+  sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), limits::kMaxRunDuration, Duration::us(1));
   sc.io_queues = r.u32("io_queues", 0, 0, 65535);
   sc.queue_depth = r.u32("queue_depth", 1024, 2, 65536);
   if (err) return err;
@@ -345,6 +383,8 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   if (err) return err;
   if (!r.has("drives") || !r.at("drives").is_array() || r.at("drives").empty())
     return InputError{"/drives", "must be a non-empty array of drives"};
+  if (r.at("drives").size() > limits::kMaxDrives)
+    return InputError{"/drives", "at most " + std::to_string(limits::kMaxDrives) + " drives, got " + std::to_string(r.at("drives").size())};
   const json& drives = r.at("drives");
   for (std::size_t i = 0; i < drives.size(); ++i) {
     std::string dp = "/drives/" + std::to_string(i);
@@ -403,6 +443,8 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   // Jobs.
   if (!r.has("jobs") || !r.at("jobs").is_array() || r.at("jobs").empty())
     return InputError{"/jobs", "must be a non-empty array of jobs"};
+  if (r.at("jobs").size() > limits::kMaxJobs)
+    return InputError{"/jobs", "at most " + std::to_string(limits::kMaxJobs) + " jobs, got " + std::to_string(r.at("jobs").size())};
   const json& jobs = r.at("jobs");
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     JobSpec js = read_job(jobs[i], "/jobs/" + std::to_string(i), sc, err);
@@ -443,27 +485,43 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   return std::nullopt;
 }
 
+// Applies the fio job file that doc["fio"] names, unless it is the one in `applied`.
+std::optional<InputError> apply_fio_reference(json& doc, const std::string& base_dir, json& applied) {
+  if (!doc.contains("fio") || doc["fio"] == applied) return std::nullopt;
+  if (!doc["fio"].is_string()) return InputError{"/fio", "must be the file name of a fio job file"};
+  auto jobs = fio_file_to_scenario_patch(resolve(base_dir, doc["fio"].get<std::string>()).string());
+  if (auto* e = std::get_if<InputError>(&jobs)) return InputError{"/fio", e->str()};
+  for (auto& [k, v] : std::get<json>(jobs).items()) doc[k] = v;
+  applied = doc["fio"];
+  return std::nullopt;
+}
+
 LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir) {
   std::optional<InputError> err;
   if (!doc.is_object()) return InputError{"/", "a scenario must be a JSON object"};
+  // Documents from files are limited while parsing; this covers those built elsewhere.
+  if (json_depth_exceeds(doc, limits::kMaxJsonDepth))
+    return InputError{"/", "nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels"};
+  // Checked before any profile is read: 10 000 drives would read 10 000 files first.
+  if (doc.contains("drives") && doc["drives"].is_array() && doc["drives"].size() > limits::kMaxDrives)
+    return InputError{"/drives", "at most " + std::to_string(limits::kMaxDrives) + " drives, got " + std::to_string(doc["drives"].size())};
   // fio job file referenced from a scenario: its jobs replace "jobs".
-  if (doc.contains("fio")) {
-    if (!doc["fio"].is_string()) return InputError{"/fio", "must be the file name of a fio job file"};
-    auto jobs = fio_file_to_scenario_patch(resolve(base_dir, doc["fio"].get<std::string>()).string());
-    if (auto* e = std::get_if<InputError>(&jobs)) return *e;
-    for (auto& [k, v] : std::get<json>(jobs).items()) doc[k] = v;
-  }
-  if (doc.contains("host")) inline_profile(doc["host"], "/host", base_dir, err);
-  if (doc.contains("drives") && doc["drives"].is_array())
-    for (std::size_t i = 0; i < doc["drives"].size() && !err; ++i)
-      if (doc["drives"][i].is_object() && doc["drives"][i].contains("profile"))
-        inline_profile(doc["drives"][i]["profile"], "/drives/" + std::to_string(i) + "/profile", base_dir, err);
+  json fio_applied;
+  if (auto e = apply_fio_reference(doc, base_dir, fio_applied)) return *e;
+  // Profiles are inlined before the overrides (so host.cores=8 reaches into a profile
+  // file) and again after them (so host=profiles/x.json names a file).
+  inline_profiles(doc, base_dir, err);
   if (err) return *err;
   for (const auto& o : opts.overrides)
     if (auto e = apply_override(doc, o)) return *e;
+  // --set fio=FILE names a job file too (its jobs replace those of the scenario).
+  if (auto e = apply_fio_reference(doc, base_dir, fio_applied)) return *e;
+  inline_profiles(doc, base_dir, err);
+  if (err) return *err;
   if (opts.seed) doc["seed"] = *opts.seed;
   LoadedScenario out;
   if (auto e = read_scenario(doc, base_dir, out.scenario)) return *e;
+  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return *e;
   out.resolved = scenario_to_json(out.scenario);
   return out;
 }
@@ -476,10 +534,12 @@ std::optional<InputError> apply_override(json& doc, const std::string& assignmen
     return InputError{"", "override must be path=value, got \"" + assignment + "\""};
   std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   json value;
-  try {
-    value = json::parse(text);
-  } catch (const json::parse_error&) {
+  auto parsed = parse_json_text(text);
+  if (auto* e = std::get_if<JsonTextError>(&parsed)) {
+    if (e->too_deep) return InputError{path, e->message};
     value = text;  // a bare word: a string
+  } else {
+    value = std::move(std::get<json>(parsed));
   }
   std::vector<std::string> parts = split_path(path);
   json* cur = &doc;

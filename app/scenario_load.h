@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/input_error.h"
+#include "app/input_limits.h"
 #include "models/scenario.h"
 
 namespace nvmesim {
@@ -19,6 +20,11 @@ struct LoadOptions {
   std::string base_dir;                 // resolves relative profile/CDF paths
   std::vector<std::string> overrides;   // "path=value": /jobs/0/iodepth=64 or jobs.0.iodepth=64
   std::optional<uint64_t> seed;         // --seed: wins over the scenario and overrides
+  // The estimated memory of the run (app/memory_estimate.h) must stay under this; the
+  // trace buffers count when the run will record them.
+  uint64_t memory_limit = limits::kDefaultMemoryLimitBytes;
+  bool trace = false;
+  bool command_trace = false;
 };
 
 struct LoadedScenario {

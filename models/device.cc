@@ -1,12 +1,20 @@
 #include "models/device.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
 namespace nvmesim {
 namespace {
 constexpr int64_t kPsPerNs = 1000;
+// Reservations of the front end and the link saturate here: 2.3e6 s, far past the end of
+// any run (at most 2 h), so a command reserved past it never completes within the run and
+// picosecond sums never overflow, however slow the profile or long the backlog.
+constexpr int64_t kHorizonPs = INT64_MAX / 4;
 Time ps_to_time_ceil(int64_t ps) { return Time::from_ns((ps + kPsPerNs - 1) / kPsPerNs); }
+// A picosecond span from a double, clamped to [0, kHorizonPs] before the conversion.
+int64_t clamp_ps(double ps) { return ps >= static_cast<double>(kHorizonPs) ? kHorizonPs : ps > 0 ? std::llround(ps) : 0; }
+int64_t add_ps(int64_t a, int64_t b) { return std::min(a + b, kHorizonPs); }  // both in [0, kHorizonPs]
 }  // namespace
 
 Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
@@ -19,7 +27,7 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       requests_(&requests),
       read_time_(profile.read),
       write_time_(profile.write) {
-  fe_gap_ps_ = profile.iops_max > 0 ? std::llround(1e12 / profile.iops_max) : 0;
+  fe_gap_ps_ = profile.iops_max > 0 ? clamp_ps(1e12 / profile.iops_max) : 0;
   ps_per_byte_ = profile.link_bytes_per_s > 0 ? 1e12 / profile.link_bytes_per_s : 0;
 }
 
@@ -75,7 +83,7 @@ void Device::on_front_end(void* self, uint64_t) {
   while (taken < d->profile_.arbitration_burst && q.fetch_head != q.tail) {
     uint32_t cid = q.mem->sq[q.fetch_head];
     q.fetch_head = q.fetch_head + 1 == q.depth ? 0 : q.fetch_head + 1;
-    d->fe_free_ps_ += d->fe_gap_ps_;
+    d->fe_free_ps_ = add_ps(d->fe_free_ps_, d->fe_gap_ps_);
     Time ready = ps_to_time_ceil(d->fe_free_ps_);
     const Request& r = (*d->requests_)[cid];
     if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
@@ -92,8 +100,8 @@ void Device::on_front_end(void* self, uint64_t) {
 }
 
 Time Device::link_transfer(int64_t& free_ps, uint32_t bytes, Time ready) {
-  int64_t start = std::max(free_ps, ready.ns() * kPsPerNs);
-  auto tx = static_cast<int64_t>(std::llround(ps_per_byte_ * bytes));
+  int64_t start = std::min(std::max(free_ps, ready.ns() * kPsPerNs), kHorizonPs);
+  int64_t tx = std::min(clamp_ps(ps_per_byte_ * bytes), kHorizonPs - start);  // busy time up to the horizon
   free_ps = start + tx;
   stats_.link_busy += Duration::ns(tx / kPsPerNs);
   return ps_to_time_ceil(free_ps);

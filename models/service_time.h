@@ -20,21 +20,28 @@ class ServiceTime {
     }
   }
 
+  // A draw never exceeds this (a lognormal tail with a large sigma would pass 2^63 ns).
+  static constexpr double kMaxDrawNs = 3600e9;
+
   Duration draw(sim::Rng& rng, uint32_t bytes) const {
     Duration extra = spec_.per_extra_4k * ((bytes > 4096 ? bytes - 1 : 0) / 4096);
     return base(rng) + extra;
   }
 
  private:
+  // ns from a double, bounded before the conversion (llround of an out-of-range value
+  // has no defined result).
+  static Duration clamped(double ns) { return Duration::ns(std::llround(std::clamp(ns, 0.0, kMaxDrawNs))); }
+
   Duration base(sim::Rng& rng) const {
     const DistSpec& d = spec_.dist;
     switch (d.kind) {
       case DistSpec::Kind::constant:
         return d.mean;
       case DistSpec::Kind::exponential:
-        return Duration::ns(std::llround(rng.exponential(static_cast<double>(d.mean.count_ns()))));
+        return clamped(rng.exponential(static_cast<double>(d.mean.count_ns())));
       case DistSpec::Kind::lognormal:
-        return Duration::ns(std::llround(std::exp(mu_ + d.sigma * rng.normal())));
+        return clamped(std::exp(mu_ + d.sigma * rng.normal()));
       case DistSpec::Kind::empirical: {
         // Inverse CDF with linear interpolation between points (first point from 0).
         double u = rng.uniform();
@@ -48,7 +55,7 @@ class ServiceTime {
         }
         double t1 = static_cast<double>(it->second.count_ns());
         double f = it->first > p0 ? (u - p0) / (it->first - p0) : 1.0;
-        return Duration::ns(std::llround(t0 + f * (t1 - t0)));
+        return clamped(t0 + f * (t1 - t0));
       }
     }
     return d.mean;

@@ -74,8 +74,135 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--set jobs=[]", "/jobs: must be a non-empty array"},
         BadInput{"--set jobs.7.iodepth=1", "/jobs/7: index out of range"},
         BadInput{"--set noequals", "override must be path=value"},
-        BadInput{"--seed abc", "--seed: must be a non-negative integer"}),
+        BadInput{"--seed abc", "--seed: must be a non-negative integer"},
+        // Issue 8: numbers of any magnitude, range-checked before conversion.
+        BadInput{"--set duration_us=1e19", "/duration_us: must be <= 3600000000, got 1e+19"},
+        BadInput{"--set warmup_us=-1e300", "/warmup_us: must be >= 0"},
+        BadInput{"--set jobs.0.cpus_allowed=[4294967296]", "/jobs/0/cpus_allowed: must be a CPU list"},
+        BadInput{"--set jobs.0.cpus_allowed=4294967296", "/jobs/0/cpus_allowed: must be a CPU list"},
+        BadInput{"--set jobs.0.drives=[4294967296]", "/jobs/0/drives/0: no such drive"},
+        BadInput{"--set seed=18446744073709551616", "/seed: must be <= 18446744073709551615"},
+        BadInput{"--seed 18446744073709551616", "--seed: must be a non-negative integer up to 18446744073709551615"},
+        BadInput{"--seed -1", "--seed: must be a non-negative integer"},
+        BadInput{"--set drives.0.profile.iops_max=1e-9", "/drives/0/profile/iops_max: must be 0 (no ceiling) or >= 1"},
+        BadInput{"--set drives.1.profile.link_bytes_per_s=1e-300", "/drives/1/profile/link_bytes_per_s: must be 0 (no ceiling) or >= 1000000"},
+        BadInput{"--set jobs.0.rate_iops=1e-300", "/jobs/0/rate_iops: must be 0 (closed loop) or >= 0.001"},
+        BadInput{"--set 'drives.0.profile.read={\"dist\":\"empirical\",\"cdf\":[[0.5,1],[1,1e30]]}'",
+                 "/drives/0/profile/read/cdf/1: times must be >= 0, not decrease and be <= 10000000000 ns"},
+        // Files that are not regular files, in every file slot.
+        BadInput{"--set host=/tmp", "/host: cannot open file /tmp: is a directory"},
+        BadInput{"--set host=/proc/self/mem", "/host: cannot read file /proc/self/mem"},
+        BadInput{"--set drives.2.profile=/dev/zero", "/drives/2/profile: cannot open file /dev/zero: not a regular file"},
+        BadInput{"--set host=" + std::string(300, 'h') + ".json", "/host: cannot open file"},
+        BadInput{"--set 'drives.0.profile.read={\"dist\":\"empirical\",\"cdf_file\":\"/dev/zero\"}'",
+                 "/drives/0/profile/read/cdf_file: cannot open file /dev/zero: not a regular file"},
+        BadInput{"--set fio=/dev/zero", "/fio: /dev/zero: cannot open file /dev/zero: not a regular file"},
+        // Memory: estimated before anything is allocated, refused naming the path and bytes.
+        BadInput{"--set jobs.0.iodepth=65535 --set jobs.0.numjobs=4096", "/jobs/0/iodepth: the run would need about"},
+        BadInput{"--set host.cores=4096 --set queue_depth=65536 --set drives.0.profile.max_queue_depth=65536 "
+                 "--set drives.0.profile.max_io_queues=65535",
+                 "/queue_depth: the run would need about"},
+        BadInput{"--memory-limit 1m", "/queue_depth: the run would need about"},
+        BadInput{"--memory-limit 1k", "--memory-limit: must be a size from 1m to 1024g"},
+        BadInput{"--memory-limit 99999999999999999999", "--memory-limit: must be a size"},
+        // Small ones.
+        BadInput{"--set '=1'", "override must be path=value"},
+        BadInput{"--set 'jobs.0.iodepth=" + std::string(2000, '[') + std::string(2000, ']') + "'",
+                 "jobs.0.iodepth: invalid JSON: nested deeper than 64 levels"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return "case" + std::to_string(info.index); });
+
+std::string temp(const std::string& name, const std::string& text) {
+  auto p = std::filesystem::temp_directory_path() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+TEST(Cli, HelpExitsZeroAtTheTopAndForEveryCommand) {
+  for (const char* args : {"--help", "-h", "run --help", "validate --help", "report --help", "policies --help",
+                           "schema --help"}) {
+    Outcome o = cli(args);
+    EXPECT_EQ(o.code, 0) << args << "\n" << o.out;
+    EXPECT_NE(o.out.find("Usage: nvmesim"), std::string::npos) << args << "\n" << o.out;
+  }
+  EXPECT_NE(cli("run --help").out.find("--memory-limit"), std::string::npos);
+}
+
+TEST(Cli, ScenarioPathsThatAreNotFilesExitTwo) {
+  for (std::string path : {std::string("/tmp"), std::string("/proc/self/mem"), std::string("/dev/zero"),
+                           "/tmp/" + std::string(300, 's') + ".json"}) {
+    Outcome o = cli("run " + path);
+    EXPECT_EQ(o.code, 2) << path << "\n" << o.out;
+    EXPECT_NE(o.out.find("nvmesim: cannot "), std::string::npos) << o.out;
+  }
+  Outcome o = cli("validate " + temp("nvmesim_cli_deep.json", "{\"name\": " + std::string(100000, '[') +
+                                     std::string(100000, ']') + "}"));
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nested deeper than 64 levels"), std::string::npos) << o.out;
+}
+
+TEST(Cli, FioFilesNameFileAndLine) {
+  struct Case {
+    std::string body, option;
+  };
+  for (const Case& c : {Case{"runtime=571849066285s", "runtime"}, Case{"filename=/dev/nvme0", "filename"},
+                        Case{"filename=/dev/nvme1n1garbage", "filename"}, Case{"filename=/dev/nvme-1n1", "filename"},
+                        Case{"iodepth=99999999999999999999", "iodepth"}, Case{"bs=99999999999g", "bs"}}) {
+    std::string f = temp("nvmesim_cli_case.fio", "[j]\n" + c.body + "\n");
+    Outcome o = cli("validate " + f);
+    EXPECT_EQ(o.code, 2) << c.body << "\n" << o.out;
+    EXPECT_NE(o.out.find(f + ":2: option '" + c.option + "'"), std::string::npos) << o.out;
+  }
+}
+
+TEST(Cli, EmptyKeyIsNamedAndAProfileFileNameMayBeSet) {
+  std::ifstream in(scenario());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string f = temp("nvmesim_cli_emptykey.json", "{\"\": 1, " + text.substr(text.find('{') + 1));
+  Outcome o = cli("validate " + f + " --set host=" + std::string(NVMESIM_SCENARIOS) + "/profiles/host_testbed_a.json");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: /: unknown key \"\""), std::string::npos) << o.out;
+  o = cli("validate " + scenario() + " --set host=profiles/host_testbed_a.json");
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
+TEST(Cli, UnwritableOutputsFailBeforeTheRun) {
+  for (const char* opt : {"-o", "--trace", "--command-trace"}) {
+    Outcome o = cli("run " + scenario() + " " + opt + " /nonexistent/dir/out");
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_NE(o.out.find(std::string("nvmesim: ") + opt + ": cannot write /nonexistent/dir/out: No such file or directory"),
+              std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("wall"), std::string::npos) << "nothing was simulated\n" << o.out;
+  }
+  Outcome o = cli("run " + scenario() + " --trace-window 5:99999999999999999999");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: --trace-window: must be FROM_US:TO_US"), std::string::npos) << o.out;
+}
+
+TEST(Cli, FailedWritesExitOne) {
+  const std::string run = "run " + scenario() + " --set duration_us=1000 --set warmup_us=0 -q ";
+  for (const char* opt : {"-o", "--trace", "--command-trace"}) {
+    Outcome o = cli(run + opt + " /dev/full");
+    EXPECT_EQ(o.code, 1) << opt << "\n" << o.out;
+    EXPECT_NE(o.out.find("nvmesim: cannot write /dev/full: No space left on device"), std::string::npos) << o.out;
+  }
+  // stdout too (the message goes to stderr, which the harness sends along with it).
+  EXPECT_EQ(cli("schema >/dev/full").code, 1);
+  EXPECT_EQ(cli("policies >/dev/full").code, 1);
+}
+
+TEST(Cli, SeedsAboveTwoToTheSixtyThreeGiveDifferentRuns) {
+  auto a = std::filesystem::temp_directory_path() / "nvmesim_cli_seed_a.json";
+  auto b = std::filesystem::temp_directory_path() / "nvmesim_cli_seed_b.json";
+  const std::string run = "run " + scenario() + " --set duration_us=2000 --set warmup_us=500 -q ";
+  ASSERT_EQ(cli(run + "--seed 18446744073709551615 -o " + a.string()).code, 0);
+  ASSERT_EQ(cli(run + "--seed 9223372036854775808 -o " + b.string()).code, 0);
+  std::ifstream ia(a), ib(b);
+  std::string ta((std::istreambuf_iterator<char>(ia)), std::istreambuf_iterator<char>());
+  std::string tb((std::istreambuf_iterator<char>(ib)), std::istreambuf_iterator<char>());
+  EXPECT_NE(ta.find("\"seed\": 18446744073709551615"), std::string::npos);
+  EXPECT_NE(tb.find("\"seed\": 9223372036854775808"), std::string::npos);
+  EXPECT_NE(ta.substr(ta.find("\"aggregate\"")), tb.substr(tb.find("\"aggregate\"")));
+}
 
 TEST(Cli, MissingAndMalformedFilesExitTwo) {
   Outcome o = cli("run /nonexistent/scenario.json");

@@ -1,0 +1,379 @@
+// Bad input of every kind in issue 8 reaches the loaders as an InputError naming the JSON
+// path (or file:line of a fio job file): never undefined behaviour, a wrapped value, a
+// crash or an allocation the size of the input's numbers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "app/checked_number.h"
+#include "app/fio_job.h"
+#include "app/input_file.h"
+#include "app/input_limits.h"
+#include "app/json_reader.h"
+#include "app/json_text.h"
+#include "app/memory_estimate.h"
+#include "models/device.h"
+#include "tests/core/sim_helpers.h"
+
+namespace nvmesim {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string shipped(const std::string& name) { return default_scenarios_dir() + "/" + name; }
+
+// The error of loading the default scenario with `overrides`, or "" if it loads.
+InputError load_error(std::vector<std::string> overrides, LoadOptions o = {}) {
+  o.overrides = std::move(overrides);
+  auto r = load_scenario_file(shipped("default.json"), o);
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return {};
+}
+
+InputError doc_error(const json& doc) {
+  auto r = load_scenario_json(doc, {});
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return {};
+}
+
+fs::path temp_file(const std::string& name, const std::string& text) {
+  fs::path p = fs::temp_directory_path() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+// ---- the checked conversion ------------------------------------------------------------
+
+TEST(CheckedNumber, JsonIntegralsAtEveryMagnitude) {
+  EXPECT_EQ(json_integral(json(-3)), WideInt{-3});
+  EXPECT_EQ(json_integral(json(UINT64_MAX)), static_cast<WideInt>(UINT64_MAX));
+  EXPECT_EQ(json_integral(json(1e3)), WideInt{1000});
+  EXPECT_FALSE(json_integral(json(1.5)).has_value());
+  EXPECT_FALSE(json_integral(json("1")).has_value());
+  // Beyond int64 (and beyond any double-to-int conversion): clamped, still out of range.
+  auto big = json_integral(json(1e19));
+  ASSERT_TRUE(big.has_value());
+  EXPECT_FALSE(in_range(big, INT64_MIN, INT64_MAX).has_value());
+  EXPECT_FALSE(in_range(json_integral(json(1e300)), INT64_MIN, INT64_MAX).has_value());
+  EXPECT_FALSE(in_range(json_integral(json(-1e300)), INT64_MIN, INT64_MAX).has_value());
+  EXPECT_FALSE(in_range(json_integral(json(4294967296)), 0, UINT32_MAX).has_value());
+  EXPECT_EQ(in_range_u64(json_integral(json(UINT64_MAX)), 0, UINT64_MAX), UINT64_MAX);
+}
+
+TEST(CheckedNumber, TextIntegrals) {
+  EXPECT_EQ(parse_integral("42"), WideInt{42});
+  EXPECT_EQ(parse_integral("-7"), WideInt{-7});
+  for (const char* bad : {"", "-", " 1", "1 ", "1e3", "0x10", "+1", "1.0"}) EXPECT_FALSE(parse_integral(bad)) << bad;
+  EXPECT_FALSE(in_range(parse_integral(std::string(400, '9')), INT64_MIN, INT64_MAX).has_value());
+  EXPECT_EQ(in_range_u64(parse_integral("18446744073709551615"), 0, UINT64_MAX), UINT64_MAX);
+  EXPECT_FALSE(in_range_u64(parse_integral("18446744073709551616"), 0, UINT64_MAX).has_value());
+}
+
+TEST(CheckedNumber, SizesAndDurationsNeverWrap) {
+  EXPECT_EQ(parse_size("4k"), 4096u);
+  EXPECT_FALSE(parse_size("99999999999g").has_value());
+  EXPECT_FALSE(parse_size(std::string(40, '9')).has_value());
+  EXPECT_EQ(parse_duration_ns("2s", 1), 2000000000);
+  EXPECT_FALSE(parse_duration_ns("571849066285s", 1).has_value());  // wrapped to 3.9 ms before
+  EXPECT_FALSE(parse_duration_ns("99999999999min", 1).has_value());
+}
+
+// ---- numbers in scenarios ---------------------------------------------------------------
+
+TEST(InputSafety, FloatsBeyondInt64AreRangeErrors) {
+  InputError e = load_error({"duration_us=1e19"});
+  EXPECT_EQ(e.path, "/duration_us");
+  EXPECT_EQ(e.message, "must be <= 3600000000, got 1e+19");
+  // Neighbours: every integer field goes through the same conversion.
+  EXPECT_EQ(load_error({"warmup_us=-1e300"}).path, "/warmup_us");
+  EXPECT_EQ(load_error({"jobs.0.iodepth=1e30"}).path, "/jobs/0/iodepth");
+  EXPECT_EQ(load_error({"host.cores=18446744073709551615"}).path, "/host/cores");
+  EXPECT_EQ(load_error({"drives.0.profile.sq_fetch_ns=9.3e18"}).path, "/drives/0/profile/sq_fetch_ns");
+  EXPECT_EQ(load_error({"policy.name=coalesce", "policy.params.thr=1e20"}).path, "/policy/params/thr");
+  EXPECT_EQ(load_error({"jobs.0.bs=1e20"}).path, "/jobs/0/bs");
+  EXPECT_EQ(load_error({"jobs.0.bs=\"99999999999g\""}).path, "/jobs/0/bs");
+}
+
+TEST(InputSafety, CpuAndDriveIndexesAreRangeCheckedBeforeConversion) {
+  InputError e = load_error({"jobs.0.cpus_allowed=[4294967296]"});  // became [0] before
+  EXPECT_EQ(e.path, "/jobs/0/cpus_allowed");
+  EXPECT_EQ(load_error({"jobs.0.cpus_allowed=[1e19]"}).path, "/jobs/0/cpus_allowed");
+  EXPECT_EQ(load_error({"jobs.0.cpus_allowed=\"4294967296\""}).path, "/jobs/0/cpus_allowed");
+  EXPECT_EQ(load_error({"jobs.0.drives=[4294967296]"}).path, "/jobs/0/drives/0");
+  EXPECT_EQ(load_error({"jobs.0.drives=[18446744073709551615]"}).path, "/jobs/0/drives/0");
+}
+
+TEST(InputSafety, CpuListsAreBoundedInLength) {
+  const std::string many = "0-30000,0-30000,0-30000";
+  EXPECT_EQ(load_error({"jobs.0.cpus_allowed=\"" + many + "\""}).path, "/jobs/0/cpus_allowed");
+  json zeros = json::array();
+  for (int i = 0; i < 70000; ++i) zeros.push_back(0);
+  EXPECT_EQ(load_error({"jobs.0.cpus_allowed=" + zeros.dump()}).path, "/jobs/0/cpus_allowed");
+}
+
+TEST(InputSafety, SeedsTakeTheFullUnsignedRange) {
+  LoadOptions o;
+  o.overrides = {"seed=18446744073709551615"};
+  auto a = load_scenario_file(shipped("default.json"), o);
+  ASSERT_TRUE(std::holds_alternative<LoadedScenario>(a));
+  EXPECT_EQ(std::get<LoadedScenario>(a).scenario.seed, UINT64_MAX);
+  o.overrides = {"seed=9223372036854775808"};
+  auto b = load_scenario_file(shipped("default.json"), o);
+  ASSERT_TRUE(std::holds_alternative<LoadedScenario>(b));
+  EXPECT_EQ(std::get<LoadedScenario>(b).scenario.seed, uint64_t{1} << 63);  // no longer all INT64_MAX
+  EXPECT_EQ(load_error({"seed=-1"}).path, "/seed");
+  EXPECT_EQ(load_error({"seed=1e20"}).path, "/seed");
+}
+
+TEST(InputSafety, DeviceValuesWhoseArithmeticWouldOverflowAreRefused) {
+  EXPECT_EQ(load_error({"drives.0.profile.iops_max=1e-9"}).path, "/drives/0/profile/iops_max");
+  EXPECT_EQ(load_error({"drives.0.profile.iops_max=0.5"}).path, "/drives/0/profile/iops_max");
+  EXPECT_EQ(load_error({"drives.0.profile.link_bytes_per_s=1e-300"}).path, "/drives/0/profile/link_bytes_per_s");
+  EXPECT_EQ(load_error({"drives.1.profile.link_bytes_per_s=999999"}).path, "/drives/1/profile/link_bytes_per_s");
+  EXPECT_EQ(load_error({"jobs.0.rate_iops=1e-300"}).path, "/jobs/0/rate_iops");
+  // 0 still means "no ceiling" / "closed loop".
+  EXPECT_EQ(load_error({"drives.0.profile.iops_max=0", "drives.0.profile.link_bytes_per_s=0", "jobs.0.rate_iops=0"}).path, "");
+}
+
+TEST(InputSafety, EmpiricalCdfTimesAreBounded) {
+  InputError e = load_error({R"(drives.0.profile.read={"dist":"empirical","cdf":[[0.5,100],[1.0,1e30]]})"});
+  EXPECT_EQ(e.path, "/drives/0/profile/read/cdf/1");
+  fs::path f = temp_file("nvmesim_cdf_huge.csv", "0.5,100\n1.0,1e30\n");
+  e = load_error({R"(drives.0.profile.write={"dist":"empirical","cdf_file":")" + f.string() + "\"}"});
+  EXPECT_EQ(e.path, "/drives/0/profile/write/cdf/1");
+}
+
+// ---- files ------------------------------------------------------------------------------
+
+TEST(InputFile, OnlyRegularFilesUpToTheCap) {
+  EXPECT_TRUE(std::holds_alternative<FileError>(read_input_file("/tmp", 1 << 20)));
+  EXPECT_TRUE(std::holds_alternative<FileError>(read_input_file("/dev/zero", 1 << 20)));
+  EXPECT_TRUE(std::holds_alternative<FileError>(read_input_file("/proc/self/mem", 1 << 20)));
+  EXPECT_TRUE(std::holds_alternative<FileError>(read_input_file(std::string(300, 'a') + ".json", 1 << 20)));
+  fs::path f = temp_file("nvmesim_cap.txt", std::string(100, 'x'));
+  EXPECT_TRUE(std::holds_alternative<FileError>(read_input_file(f.string(), 99)));
+  auto ok = read_input_file(f.string(), 100);
+  ASSERT_TRUE(std::holds_alternative<std::string>(ok));
+  EXPECT_EQ(std::get<std::string>(ok).size(), 100u);
+  auto dir = std::get<FileError>(read_input_file("/tmp", 1 << 20));
+  EXPECT_EQ(dir.message, "cannot open file /tmp: is a directory");
+}
+
+TEST(InputSafety, ProfileAndCdfPathsThatAreNotFilesNameTheirJsonPath) {
+  for (const std::string& bad : std::vector<std::string>{"/tmp", "/proc/self/mem", "/dev/zero", std::string(300, 'p') + ".json"}) {
+    InputError e = load_error({"host=" + bad});
+    EXPECT_EQ(e.path, "/host") << bad;
+    e = load_error({"drives.3.profile=" + bad});
+    EXPECT_EQ(e.path, "/drives/3/profile") << bad;
+    e = load_error({R"(drives.0.profile.read={"dist":"empirical","cdf_file":")" + bad + "\"}"});
+    EXPECT_EQ(e.path, "/drives/0/profile/read/cdf_file") << bad;
+    e = load_error({"fio=" + bad});
+    EXPECT_EQ(e.path, "/fio") << bad;
+  }
+  // A scenario file that is not a regular file: the message names it.
+  auto r = load_scenario_file("/dev/zero", {});
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_NE(std::get<InputError>(r).message.find("/dev/zero: not a regular file"), std::string::npos);
+}
+
+TEST(InputSafety, ProfileFileNameGivenByAnOverride) {
+  // "/host: must be an object" before: the override came after the profiles were read.
+  EXPECT_EQ(load_error({"host=profiles/host_testbed_a.json"}).path, "");
+  EXPECT_EQ(load_error({"drives.0.profile=profiles/solidigm_sb5ph27x038t.json"}).path, "");
+  EXPECT_EQ(load_error({"host=profiles/nonexistent.json"}).path, "/host");
+}
+
+// ---- nesting ----------------------------------------------------------------------------
+
+TEST(InputSafety, DeepNestingIsRefusedBeforeAnythingRecurses) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto parsed = parse_json_text(deep);
+  ASSERT_TRUE(std::holds_alternative<JsonTextError>(parsed));
+  EXPECT_TRUE(std::get<JsonTextError>(parsed).too_deep);
+  // In an override: the path, not a crash in the type error's dump().
+  EXPECT_EQ(load_error({"jobs.0.iodepth=" + deep}).path, "jobs.0.iodepth");
+  // In a file.
+  fs::path f = temp_file("nvmesim_deep.json", R"({"name": )" + deep + "}");
+  auto r = load_scenario_file(f.string(), {});
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_NE(std::get<InputError>(r).message.find("nested deeper than"), std::string::npos);
+  // A document built elsewhere (the Python edge), walked without recursion.
+  json doc = json::array();
+  for (int i = 0; i < 100000; ++i) doc = json::array({std::move(doc)});
+  json sc = testing::ideal_scenario();
+  sc["jobs"][0]["iodepth"] = std::move(doc);
+  EXPECT_EQ(doc_error(sc).path, "/");
+  // A value within the limit still gets a type error with an excerpt.
+  json shallow = testing::ideal_scenario();
+  shallow["jobs"][0]["iodepth"] = json::array({json::array({1})});
+  EXPECT_EQ(doc_error(shallow).path, "/jobs/0/iodepth");
+}
+
+TEST(InputSafety, AnEmptyKeyIsNamedByItsPointer) {
+  json sc = testing::ideal_scenario();
+  sc[""] = 1;
+  InputError e = doc_error(sc);
+  EXPECT_EQ(e.path, "/");
+  EXPECT_NE(e.message.find("unknown key \"\""), std::string::npos);
+  sc = testing::ideal_scenario();
+  sc["jobs"][0][""] = 1;
+  EXPECT_EQ(doc_error(sc).path, "/jobs/0/");
+  sc = testing::ideal_scenario();
+  sc["jobs"][0]["a/b~c"] = 1;
+  EXPECT_EQ(doc_error(sc).path, "/jobs/0/a~1b~0c");  // RFC 6901 escapes
+}
+
+// ---- memory -----------------------------------------------------------------------------
+
+TEST(MemoryEstimate, WrappingRequestCountIsRefusedByValidateToo) {
+  // 65535 x 4096 x 16 jobs wrapped the 32-bit request count and overflowed the heap.
+  std::vector<std::string> o;
+  for (int i = 0; i < 4; ++i) {
+    o.push_back("jobs." + std::to_string(i) + ".iodepth=65535");
+    o.push_back("jobs." + std::to_string(i) + ".numjobs=4096");
+  }
+  InputError e = load_error(o);
+  EXPECT_EQ(e.path.rfind("/jobs/", 0), 0u) << e.str();
+  EXPECT_NE(e.message.find("bytes"), std::string::npos) << e.message;
+  // Above the model's 2^31 request ids even with the largest limit.
+  LoadOptions big;
+  big.memory_limit = limits::kMaxMemoryLimitBytes;
+  json sc = testing::ideal_scenario();
+  sc["jobs"] = json::array();
+  for (int i = 0; i < 9; ++i) sc["jobs"].push_back({{"iodepth", 65535}, {"numjobs", 4096}, {"cpus_allowed", "0"}});
+  auto r = load_scenario_json(sc, big);
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_NE(std::get<InputError>(r).message.find("requests in flight"), std::string::npos);
+}
+
+TEST(MemoryEstimate, QueueMemoryDrivesAndTracesCountAgainstTheLimit) {
+  InputError e = load_error({"host.cores=4096", "drives.0.profile.max_io_queues=65535",
+                             "drives.0.profile.max_queue_depth=65536", "queue_depth=65536"});
+  EXPECT_EQ(e.path, "/queue_depth");
+  EXPECT_NE(e.message.find("--memory-limit"), std::string::npos);
+  // The same scenario under a limit it fits.
+  LoadOptions small;
+  small.memory_limit = 64u << 20;
+  EXPECT_EQ(load_error({}, small).path, "");
+  small.trace = small.command_trace = true;  // 4 M-event buffers each
+  e = load_error({}, small);
+  EXPECT_EQ(e.path, "--command-trace");
+  // Drives: too many are refused before their profiles are read.
+  json sc = testing::ideal_scenario();
+  json d = sc["drives"][0];
+  sc["drives"] = json::array();
+  for (int i = 0; i < 10000; ++i) {
+    d["name"] = std::to_string(i);
+    sc["drives"].push_back(d);
+  }
+  EXPECT_EQ(doc_error(sc).path, "/drives");
+}
+
+TEST(MemoryEstimate, ShippedScenariosFitTheDefaultLimit) {
+  for (const auto& e : fs::directory_iterator(shipped("published"))) {
+    auto r = load_scenario_file(e.path().string(), {});
+    EXPECT_TRUE(std::holds_alternative<LoadedScenario>(r)) << e.path() << ": " << std::get<InputError>(r).str();
+  }
+  EXPECT_EQ(load_error({}).path, "");
+}
+
+// ---- fio --------------------------------------------------------------------------------
+
+TEST(FioSafety, RuntimeBeyondTheLimitNamesFileAndLine) {
+  for (const char* bad : {"runtime=571849066285s", "runtime=3601s", "ramp_time=99999999999999999999", "runtime=0"}) {
+    auto r = fio_text_to_scenario_patch(std::string("[j]\n") + bad + "\n", "a.fio");
+    ASSERT_TRUE(std::holds_alternative<InputError>(r)) << bad;
+    EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2") << bad;
+  }
+  auto ok = fio_text_to_scenario_patch("[j]\nruntime=3600s\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<json>(ok));
+  EXPECT_EQ(std::get<json>(ok)["duration_us"], 3600000000);
+}
+
+TEST(FioSafety, FilenameAcceptsOnlyWhatItCanMap) {
+  EXPECT_EQ(nvme_namespace_drive("/dev/nvme0n1"), 0u);
+  EXPECT_EQ(nvme_namespace_drive("/dev/nvme12n3"), 12u);
+  for (const char* bad : {"/dev/nvme0", "/dev/nvme1n1garbage", "/dev/nvme-1n1", "/dev/nvme-0n1", "/dev/nvme0n0",
+                          "/dev/nvme0n-1", "/dev/nvme99999999999n1", "/dev/nvme4294967296n1", "/dev/nvmen1",
+                          "/dev/nvme0n1p1", "/dev/sda", "", "nvme0n1"}) {
+    EXPECT_FALSE(nvme_namespace_drive(bad).has_value()) << bad;
+    auto r = fio_text_to_scenario_patch(std::string("[j]\nfilename=") + bad + "\n", "a.fio");
+    ASSERT_TRUE(std::holds_alternative<InputError>(r)) << bad;
+    EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2") << bad;
+  }
+}
+
+TEST(FioSafety, NumbersOfAnyMagnitude) {
+  for (const char* bad : {"iodepth=99999999999999999999999", "numjobs=-1", "rwmixread=1e3", "bs=99999999999g",
+                          "rate_iops=18446744073709551616"}) {
+    auto r = fio_text_to_scenario_patch(std::string("[j]\n") + bad + "\n", "a.fio");
+    ASSERT_TRUE(std::holds_alternative<InputError>(r)) << bad;
+    EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2") << bad;
+  }
+}
+
+TEST(FioSafety, JobSectionsAreBounded) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) {
+    text += "[j";
+    text += std::to_string(i);
+    text += "]\n";
+  }
+  auto r = fio_text_to_scenario_patch(text, "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).path, "a.fio:4097");
+}
+
+TEST(FioSafety, JobFilesThatAreNotRegularFiles) {
+  for (const char* bad : {"/dev/zero", "/tmp", "/proc/self/mem"}) {
+    auto r = fio_file_to_scenario_patch(bad);
+    ASSERT_TRUE(std::holds_alternative<InputError>(r)) << bad;
+    EXPECT_EQ(std::get<InputError>(r).path, bad);
+  }
+}
+
+// ---- the device's arithmetic ------------------------------------------------------------
+
+TEST(DeviceArithmetic, SlowestAcceptedProfileRunsWithEventsInOrder) {
+  // At the edges of the ranges (1 IOPS, 1 MB/s, 128 MiB writes, a lognormal with the
+  // widest sigma) the run completes; the Debug build asserts the event order.
+  json sc = testing::ideal_scenario();
+  sc["duration_us"] = 20000;
+  sc["warmup_us"] = 0;
+  auto& p = sc["drives"][0]["profile"];
+  p["iops_max"] = 1;
+  p["link_bytes_per_s"] = 1e6;
+  p["write"] = {{"dist", "lognormal"}, {"mean_ns", 10000000000}, {"sigma", 5}};
+  sc["jobs"][0]["rw"] = "randwrite";
+  sc["jobs"][0]["bs"] = 128 << 20;
+  sc["jobs"][0]["iodepth"] = 64;
+  auto r = testing::run(sc);
+  EXPECT_EQ(r["aggregate"]["ios"].get<int64_t>(), 0);  // nothing completes in 20 ms
+  EXPECT_GE(r["drives"][0]["device"]["link_utilization"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace nvmesim
+
+namespace nvmesim {
+namespace {
+
+TEST(MemoryEstimate, TraceBuffersGetWhatTheLimitLeaves) {
+  LoadOptions o;
+  auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
+  ASSERT_TRUE(std::holds_alternative<LoadedScenario>(r));
+  const Scenario& sc = std::get<LoadedScenario>(r).scenario;
+  TraceCaps both = trace_caps(sc, limits::kDefaultMemoryLimitBytes, true, true);
+  TraceCaps one = trace_caps(sc, limits::kDefaultMemoryLimitBytes, false, true);
+  EXPECT_LT(both.command_records, one.command_records);  // two traces share the spare memory
+  EXPECT_GE(both.command_records, kMinTraceRecords);
+  EXPECT_LE(one.trace_events, kMaxTraceRecords);
+  TraceCaps big = trace_caps(sc, limits::kMaxMemoryLimitBytes, true, true);
+  EXPECT_EQ(big.trace_events, kMaxTraceRecords);
+  EXPECT_EQ(big.command_records, kMaxTraceRecords);
+}
+
+}  // namespace
+}  // namespace nvmesim
