@@ -1,21 +1,21 @@
-// Fuzz target: a scenario JSON document -> load_scenario_json -> System. Relative profile
-// paths resolve against the shipped scenarios/, so the seed corpus's references load.
+// Fuzz target: a scenario JSON document -> load_scenario_json -> System. The text is
+// parsed as the CLI parses a scenario file (parse_json_text: comments allowed, nesting
+// limit); relative profile paths resolve against the shipped scenarios/.
 // The contract under test: any input gives a Scenario or an InputError; no exception
 // escapes (the CLI would exit 1), no crash, no sanitizer report, no runaway time or memory.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "app/json_text.h"
 #include "app/scenario_load.h"
 #include "fuzz/exercise_loaded.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // Parsed like the CLI parses a scenario file (comments allowed); not JSON is not our target.
-  auto doc = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false,
-                                   /*ignore_comments=*/true);
-  if (doc.is_discarded()) return 0;
-  auto loaded = nvmesim::load_scenario_json(std::move(doc), {});
+  auto parsed = nvmesim::parse_json_text(std::string(reinterpret_cast<const char*>(data), size));
+  auto* doc = std::get_if<nlohmann::json>(&parsed);
+  if (!doc) return 0;  // not JSON: the CLI's exit 2, not this target's subject
+  auto loaded = nvmesim::load_scenario_json(std::move(*doc), {});
   if (auto* ok = std::get_if<nvmesim::LoadedScenario>(&loaded)) nvmesim::fuzz::exercise_loaded(std::move(*ok));
   return 0;
 }
