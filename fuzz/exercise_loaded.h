@@ -1,8 +1,9 @@
 // What every fuzz target does with a scenario that loaded: serialise it as the results
 // file does, build the System it describes and run it for one simulated microsecond, so
 // sizing and allocation bugs (a queue depth times numjobs that wraps, a pool sized from
-// an unchecked count) show up, not only parse bugs. Building the default scenario's System costs ~0.1 s, so NVMESIM_FUZZ_LOAD_ONLY=1
-// stops after the loader: the long runs use it for speed (docs/reliability.md).
+// an unchecked count) show up, not only parse bugs. Building the default scenario's
+// System costs ~0.1 s, so NVMESIM_FUZZ_LOAD_ONLY=1 stops after the loader: the long runs
+// use it for speed (docs/reliability.md).
 #pragma once
 
 #include <cstdlib>
