@@ -77,7 +77,11 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
     for (auto& [k, v] : own) s[k] = v;
     json j;
     j["name"] = name;
-    for (auto& [key, opt] : s) {
+    for (auto& entry : s) {
+      // Named references, not a structured binding: clang 14 (the fuzz build) cannot
+      // capture a binding in the lambdas below.
+      const std::string& key = entry.first;
+      const Option& opt = entry.second;
       std::string where = file + ":" + std::to_string(opt.line);
       auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
       // The same checked conversion as the JSON reader: no wrap at any magnitude.
