@@ -11,11 +11,9 @@
 #include "app/scenario_load.h"
 #include "fuzz/default_scenario.h"
 #include "fuzz/exercise_loaded.h"
-#include "fuzz/known_findings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  if (nvmesim::fuzz::skip_as_known_finding(text)) return 0;
   auto patch = nvmesim::fio_text_to_scenario_patch(text, "fuzz.fio");
   auto* p = std::get_if<nlohmann::json>(&patch);
   if (!p) return 0;
