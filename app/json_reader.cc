@@ -29,37 +29,31 @@ void JsonReader::fail(const std::string& key, const std::string& message) {
   if (ok()) *err_ = InputError{key.empty() ? (path_.empty() ? "/" : path_) : child(key), message};
 }
 
-int64_t JsonReader::integer(const std::string& key, int64_t def, int64_t min, int64_t max) {
+std::optional<WideInt> JsonReader::bounded_integer(const std::string& key, WideInt min, WideInt max) {
   seen_.insert(key);
-  if (!ok() || !has(key)) return def;
+  if (!ok() || !has(key)) return std::nullopt;
   const auto& v = at(key);
   std::optional<WideInt> x = json_integral(v);
   if (!x) {
     fail(key, "must be an integer, got " + json_excerpt(v));
-    return def;
+    return std::nullopt;
   }
   // The value as written: an integral float keeps its own spelling (1e+19).
   std::string got = v.is_number_float() ? v.dump() : wide_to_string(*x);
-  if (*x < min) fail(key, "must be >= " + std::to_string(min) + ", got " + got);
-  else if (*x > max) fail(key, "must be <= " + std::to_string(max) + ", got " + got);
-  else return static_cast<int64_t>(*x);
-  return def;
+  if (*x < min) fail(key, "must be >= " + wide_to_string(min) + ", got " + got);
+  else if (*x > max) fail(key, "must be <= " + wide_to_string(max) + ", got " + got);
+  else return x;
+  return std::nullopt;
+}
+
+int64_t JsonReader::integer(const std::string& key, int64_t def, int64_t min, int64_t max) {
+  std::optional<WideInt> x = bounded_integer(key, min, max);
+  return x ? static_cast<int64_t>(*x) : def;
 }
 
 uint64_t JsonReader::u64(const std::string& key, uint64_t def, uint64_t min, uint64_t max) {
-  seen_.insert(key);
-  if (!ok() || !has(key)) return def;
-  const auto& v = at(key);
-  std::optional<WideInt> x = json_integral(v);
-  if (!x) {
-    fail(key, "must be an integer, got " + json_excerpt(v));
-    return def;
-  }
-  std::string got = v.is_number_float() ? v.dump() : wide_to_string(*x);
-  if (*x < static_cast<WideInt>(min)) fail(key, "must be >= " + std::to_string(min) + ", got " + got);
-  else if (*x > static_cast<WideInt>(max)) fail(key, "must be <= " + std::to_string(max) + ", got " + got);
-  else return static_cast<uint64_t>(*x);
-  return def;
+  std::optional<WideInt> x = bounded_integer(key, static_cast<WideInt>(min), static_cast<WideInt>(max));
+  return x ? static_cast<uint64_t>(*x) : def;
 }
 
 double JsonReader::number(const std::string& key, double def, double min, double max) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/checked_number.h"
 #include "app/input_error.h"
 #include "sim/time.h"
 
@@ -47,6 +48,9 @@ class JsonReader {
   void reject_unknown(std::initializer_list<const char*> also_allowed = {});
 
  private:
+  // The integer at `key` if present, integral and within [min, max]; else nullopt, with
+  // the error recorded unless the key is absent.
+  std::optional<WideInt> bounded_integer(const std::string& key, WideInt min, WideInt max);
   const nlohmann::json* obj_;
   std::string path_;
   std::optional<InputError>* err_;
