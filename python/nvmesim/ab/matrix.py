@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._scenario import to_pointer
-from ..errors import ScenarioError
+from ..errors import JsonPathError, ScenarioError
 
 __all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "schema_path"]
 
@@ -23,19 +23,8 @@ __all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "schema_path"
 ARMS = ("baseline", "candidate")
 
 
-class MatrixError(ValueError):
+class MatrixError(JsonPathError):
     """A bad matrix spec: ``path`` is the JSON pointer in the matrix, ``message`` why."""
-
-    def __init__(self, path, message):
-        self.path = path
-        self.message = message
-        super().__init__(path, message)
-
-    def __str__(self):
-        return f"{self.path}: {self.message}" if self.path else self.message
-
-    def __reduce__(self):
-        return (type(self), (self.path, self.message))
 
 
 @dataclass(frozen=True)
