@@ -20,18 +20,9 @@ using results::Figures;
 
 results::TimelineEntry entry_of(const ModeChange& e) { return {e.time.ns(), e.from, e.to, e.reason}; }
 
-// What the simulated run measured, as the results' typed record.
-results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
-  const Scenario& sc = loaded.scenario;
-  const Duration window = sys.window();
-  const auto& queues = sys.queues();
-  results::RunRecord r;
-  r.seed = sc.seed;
-  r.scenario = loaded.resolved;
-  r.window = window;
-
-  // Per queue: latency and volume from the jobs that used it.
-  std::vector<Figures> q_fig(queues.size());
+// The job clones' records and the aggregate's volume and latency; per queue, the latency
+// and volume of the jobs that used it (into q_fig).
+void add_jobs(const System& sys, results::RunRecord& r, std::vector<Figures>& q_fig) {
   for (const Job& j : sys.jobs()) {
     results::JobRecord jr;
     for (std::size_t s = 0; s < j.queues.size(); ++s) {
@@ -54,8 +45,11 @@ results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
     jr.queues = j.queues;
     r.jobs.push_back(std::move(jr));
   }
+}
 
-  std::vector<Figures> d_fig(sc.drives.size());
+// The queues' records (used queues only); per drive, the figures of its queues (d_fig).
+void add_queues(const System& sys, results::RunRecord& r, std::vector<Figures>& q_fig, std::vector<Figures>& d_fig) {
+  const auto& queues = sys.queues();
   for (std::size_t gq = 0; gq < queues.size(); ++gq) {
     const HostQueue& q = *queues[gq];
     const policy::QueueCounters c = sys.queue_counters(static_cast<uint32_t>(gq));
@@ -81,7 +75,11 @@ results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
     qr.timeline_dropped = q.timeline_dropped;
     r.queues.push_back(std::move(qr));
   }
+}
 
+// The drives' and cores' records, and which of them was nearest its limit.
+void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRecord& r, std::vector<Figures>& d_fig) {
+  const Duration window = sys.window();
   const double secs = static_cast<double>(window.count_ns()) / 1e9;
   const auto w = static_cast<double>(window.count_ns());
   results::Limits limits;
@@ -118,6 +116,19 @@ results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
     r.cores.push_back(cr);
   }
   r.limits = limits;
+}
+
+// What the simulated run measured, as the results' typed record.
+results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
+  const Scenario& sc = loaded.scenario;
+  results::RunRecord r;
+  r.seed = sc.seed;
+  r.scenario = loaded.resolved;
+  r.window = sys.window();
+  std::vector<Figures> q_fig(sys.queues().size()), d_fig(sc.drives.size());
+  add_jobs(sys, r, q_fig);
+  add_queues(sys, r, q_fig, d_fig);
+  add_drives_and_cores(sys, sc, r, d_fig);
   return r;
 }
 
