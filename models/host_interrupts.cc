@@ -4,6 +4,7 @@
 
 #include "models/sim_drive_env.h"
 #include "models/sim_queue_env.h"
+#include "models/timer_slack.h"
 
 namespace nvmesim {
 
@@ -144,27 +145,12 @@ bool HostInterrupts::end_thread(HostQueue& q) {
       }
       // usleep_range(d, d + d * slack%): the hrtimer fires in the range, then the
       // thread is scheduled.
-      kernel_->sleep_thread(q, d + sleep_slack(q, d) + h.timer_slack_min + h.wakeup_latency);
+      const Duration slack = range_sleep_slack(h.timer_slack, d, h.fsleep_slack_pct, /*rt=*/true, q.rng);
+      kernel_->sleep_thread(q, d + slack + h.timer_slack_min + h.wakeup_latency);
       return false;
     }
   }
   return false;
-}
-
-Duration HostInterrupts::sleep_slack(HostQueue& q, Duration d) const {
-  const HostProfile& h = kernel_->host();
-  const int64_t slack = d.count_ns() * h.fsleep_slack_pct / 100;
-  switch (h.timer_slack) {
-    case TimerSlack::uniform_in_range:
-      return Duration::ns(static_cast<int64_t>(q.rng.uniform() * static_cast<double>(slack)));
-    case TimerSlack::rt_ignores_slack:
-      // schedule_hrtimeout_range gives RT tasks no slack (Linux 6.3, "hrtimer: Ignore
-      // slack time for RT tasks in schedule_hrtimeout_range()"); IRQ threads are SCHED_FIFO.
-      return Duration::zero();
-    case TimerSlack::hard_expiry:
-      return Duration::ns(slack);
-  }
-  return Duration::zero();
 }
 
 // ---- polling from the application ------------------------------------------------------

@@ -36,9 +36,6 @@ class HostInterrupts {
   Duration app_poll(HostQueue& q);
 
  private:
-  // How long after d an IRQ thread's usleep_range(d, d + slack) ends, by timer_slack.
-  Duration sleep_slack(HostQueue& q, Duration d) const;
-
   HostKernel* kernel_;
   CompletionDelivery* delivery_;
 };
