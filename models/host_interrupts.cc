@@ -4,6 +4,7 @@
 
 #include "models/sim_drive_env.h"
 #include "models/sim_queue_env.h"
+#include "models/timer_slack.h"
 
 namespace nvmesim {
 
@@ -13,6 +14,7 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
   const HostProfile& h = kernel_->host();
   RunObserver& obs = kernel_->observer();
   Duration cost = h.irq_entry + h.irq_exit;
+  q.reaper_cold = true;
   if (q.irq_disabled) {
     // disable_irq_nosync was called: the flow handler masks the entry and marks the
     // interrupt for replay, without running the handler.
@@ -26,7 +28,7 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
     }
     return cost;
   }
-  SimQueueEnv env(*kernel_, q, Context::hardirq, h.irq_entry);
+  SimQueueEnv env(*kernel_, q, Context::hardirq, kernel_->segment_overhead(q.core) + h.irq_entry);
   std::size_t before = q.drained.size();
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);
   if (obs.command_tracing())
@@ -35,7 +37,8 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
 }
 
 bool HostInterrupts::end_hardirq(HostQueue& q) {
-  delivery_->deliver(q);
+  delivery_->deliver(q, Context::hardirq);
+  kernel_->interrupt_returned(q.core);
   if (q.apic_pending) {
     q.apic_pending = false;
     return true;
@@ -48,26 +51,48 @@ bool HostInterrupts::end_hardirq(HostQueue& q) {
 Duration HostInterrupts::begin_softirq(uint32_t core) {
   const HostProfile& h = kernel_->host();
   const SoftirqItem item = kernel_->softirq(core).work.front();
+  const bool folded = h.timer_expiry == TimerExpiry::folded;
   if (item.kind == SoftirqItem::Kind::drive_monitor) {
     SimDriveEnv env(*kernel_, item.index);
     Duration next = std::visit([&](auto& p) { return p.on_monitor(env); }, *kernel_->drive(item.index).policy);
     kernel_->schedule_monitor(item.index, next);
-    return h.hrtimer_expiry + env.cost();
+    return (folded ? h.hrtimer_expiry : h.softirq_entry) + env.cost();
   }
   HostQueue& q = kernel_->queue(item.index);
-  SimQueueEnv env(*kernel_, q, Context::softirq, h.hrtimer_expiry + h.softirq_entry);
+  // Folded: the expiry's whole cost is here; else the timer interrupt paid for it.
+  const Duration before = (folded ? h.hrtimer_expiry : Duration::zero()) + h.softirq_entry;
+  SimQueueEnv env(*kernel_, q, Context::softirq, kernel_->segment_overhead(core) + before);
   ++q.counters.timer_expiries;
+  q.reaper_cold = true;
   policy::TimerStep step = std::visit([&](auto& p) { return p.on_timer(env); }, q.policy);
   if (step.rearm) env.arm_timer(step.period);
-  return h.hrtimer_expiry + h.softirq_entry + env.cost();
+  return before + env.cost();
 }
 
 bool HostInterrupts::end_softirq(uint32_t core) {
   auto& work = kernel_->softirq(core).work;
   const SoftirqItem item = work.front();
   work.pop_front();
-  if (item.kind == SoftirqItem::Kind::queue_timer) delivery_->deliver(kernel_->queue(item.index));
+  if (item.kind == SoftirqItem::Kind::queue_timer) delivery_->deliver(kernel_->queue(item.index), Context::softirq);
   return !work.empty();
+}
+
+// ---- a core's local timer interrupt ------------------------------------------------------
+
+Duration HostInterrupts::begin_timer_irq(uint32_t core) {
+  const HostProfile& h = kernel_->host();
+  CoreTimerInterrupt& t = kernel_->timer_interrupt(core);
+  t.in_service = t.expired.size();
+  return h.irq_entry + h.irq_exit + h.hrtimer_expiry * static_cast<int64_t>(t.in_service);
+}
+
+bool HostInterrupts::end_timer_irq(uint32_t core) {
+  CoreTimerInterrupt& t = kernel_->timer_interrupt(core);
+  for (std::size_t i = 0; i < t.in_service; ++i) kernel_->run_expiry(t.expired[i]);
+  t.expired.erase(t.expired.begin(), t.expired.begin() + static_cast<std::ptrdiff_t>(t.in_service));
+  t.in_service = 0;
+  kernel_->interrupt_returned(core);
+  return !t.expired.empty();  // expired meanwhile: the APIC timer fires again
 }
 
 // ---- IRQ threads -----------------------------------------------------------------------
@@ -78,6 +103,7 @@ Duration HostInterrupts::begin_thread(HostQueue& q) {
   if (q.thread.woken) {
     cost += h.context_switch;
     q.thread.woken = false;
+    q.reaper_cold = true;  // switched in: the first drain starts on cold caches
   }
   if (q.thread_busy_wait > Duration::zero()) {
     // fsleep of 10 us or less: udelay, the core stays busy in this thread.
@@ -96,7 +122,7 @@ Duration HostInterrupts::begin_thread(HostQueue& q) {
 }
 
 bool HostInterrupts::end_thread(HostQueue& q) {
-  delivery_->deliver(q);
+  delivery_->deliver(q, Context::irq_thread);
   if (q.thread_step_is_wait) return true;
   const HostProfile& h = kernel_->host();
   switch (q.thread_step.kind) {
@@ -117,12 +143,10 @@ bool HostInterrupts::end_thread(HostQueue& q) {
         q.thread_busy_wait = d;
         return true;
       }
-      // usleep_range(d, d + d * slack%): the hrtimer fires somewhere in the range
-      // (uniformly, an assumption), then the thread is scheduled.
-      int64_t slack = d.count_ns() * h.fsleep_slack_pct / 100;
-      Duration wake = d + Duration::ns(static_cast<int64_t>(q.rng.uniform() * static_cast<double>(slack))) +
-                      h.timer_slack_min + h.wakeup_latency;
-      kernel_->sleep_thread(q, wake);
+      // usleep_range(d, d + d * slack%): the hrtimer fires in the range, then the
+      // thread is scheduled.
+      const Duration slack = range_sleep_slack(h.timer_slack, d, h.fsleep_slack_pct, /*rt=*/true, q.rng);
+      kernel_->sleep_thread(q, d + slack + h.timer_slack_min + h.wakeup_latency);
       return false;
     }
   }
@@ -132,6 +156,7 @@ bool HostInterrupts::end_thread(HostQueue& q) {
 // ---- polling from the application ------------------------------------------------------
 
 Duration HostInterrupts::app_poll(HostQueue& q) {
+  q.reaper_cold = false;  // the polling loop keeps the completion path warm
   SimQueueEnv env(*kernel_, q, Context::app);
   std::visit([&](auto& p) { p.on_app_poll(env); }, q.policy);
   return env.cost();
