@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "policies/api/counters.h"
-#include "sim/histogram.h"
-#include "sim/time.h"
+#include "vocab/histogram.h"
+#include "vocab/time.h"
 
 namespace nvmesim::results {
 

@@ -15,8 +15,8 @@
 #include "app/results_json.h"
 #include "models/host_queue.h"
 #include "policies/api/counters.h"
-#include "sim/histogram.h"
-#include "sim/time.h"
+#include "vocab/histogram.h"
+#include "vocab/time.h"
 
 namespace nvmesim::results {
 

@@ -11,9 +11,9 @@
 #include "models/cpu_core.h"
 #include "models/host_queue.h"
 #include "models/job.h"
-#include "models/profiles.h"
 #include "models/request.h"
-#include "sim/time.h"
+#include "vocab/profiles.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

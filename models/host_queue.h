@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "models/cpu_core.h"
-#include "models/nvme_ring.h"
 #include "models/queue_memory.h"
 #include "policies/api/counters.h"
 #include "policies/api/steps.h"
 #include "policies/registry.h"
 #include "sim/rng.h"
-#include "sim/time.h"
 #include "sim/timer_token.h"
+#include "vocab/nvme_ring.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

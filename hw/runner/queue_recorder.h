@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "hw/runner/request_table.h"
-#include "sim/command_trace.h"
-#include "sim/histogram.h"
-#include "sim/time.h"
+#include "vocab/command_trace.h"
+#include "vocab/histogram.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

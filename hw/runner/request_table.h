@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/command_trace.h"
-#include "sim/time.h"
+#include "vocab/command_trace.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

@@ -17,8 +17,8 @@
 #include "hw/runner/lba_range.h"
 #include "hw/runner/run_scenario.h"
 #include "policies/registry.h"
-#include "sim/command_trace.h"
-#include "sim/time.h"
+#include "vocab/command_trace.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

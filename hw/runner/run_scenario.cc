@@ -24,8 +24,8 @@
 #include "hw/runner/queue_env.h"
 #include "hw/runner/queue_runner.h"
 #include "hw/runner/run_results.h"
-#include "models/topology.h"
 #include "policies/api/policy_concepts.h"
+#include "policies/queue_eligibility.h"
 #include "policies/registry.h"
 
 namespace nvmesim::hw {
@@ -358,9 +358,9 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (auto err = policy::validate_policy(sc.policy.name, params, depth))
     throw Refusal("/policy/params" + (err->param.empty() ? "" : "/" + err->param) + ": " + err->message +
                   " (queue depth " + std::to_string(depth) + " on this controller)");
-  // Which queues run the policy: the simulator's rule (models/topology.h). Vector 0 is the
-  // admin queue's, 1..nq the I/O queues' (only the admin's when the policy polls); no
-  // interrupt here is threaded.
+  // Which queues run the policy: the simulator's rule (policies/queue_eligibility.h).
+  // Vector 0 is the admin queue's, 1..nq the I/O queues' (only the admin's when the
+  // policy polls); no interrupt here is threaded.
   const policy::PolicyInfo& requested = *policy::find_policy(sc.policy.name);
   const policy::PolicyInfo& info =
       queue_policy(requested, VectorShape{requested.uses_vector ? nq + 1 : 1, /*threaded=*/false});

@@ -12,7 +12,7 @@
 
 #include "app/scenario_load.h"
 #include "hw/runner/lba_range.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

@@ -13,7 +13,7 @@
 #include "hw/runner/inflight_integral.h"
 #include "hw/runner/io_buffers.h"
 #include "hw/runner/request_table.h"
-#include "sim/command_trace.h"
+#include "vocab/command_trace.h"
 
 namespace nvmesim::hw {
 

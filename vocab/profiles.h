@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 
