@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/results_json.h"
-#include "models/host_queue.h"
 #include "policies/api/counters.h"
 #include "vocab/histogram.h"
+#include "vocab/mode_timeline.h"
 #include "vocab/time.h"
 
 namespace nvmesim::results {

@@ -14,19 +14,11 @@
 #include "policies/registry.h"
 #include "sim/rng.h"
 #include "sim/timer_token.h"
+#include "vocab/mode_timeline.h"
 #include "vocab/nvme_ring.h"
 #include "vocab/time.h"
 
 namespace nvmesim {
-
-struct ModeChange {
-  Time time;
-  std::string from;
-  std::string to;
-  std::string reason;
-};
-// Per queue or drive; beyond it mode changes are counted, not kept.
-constexpr std::size_t kModeTimelineCap = 100000;
 
 struct HostQueue {
   HostQueue(uint32_t depth, policy::AnyQueuePolicy p) : mem(depth), policy(std::move(p)) {
