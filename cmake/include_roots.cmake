@@ -6,7 +6,7 @@
 # symlinks holding just that folder, and a target puts its own root on its include path.
 # A target sees another folder only by linking that folder's target (include roots
 # travel with target_link_libraries), so an include across a wrong boundary does not
-# compile.
+# compile (tests/layering/ checks a few; hw/tests the hw layers).
 
 set(NVMESIM_INCLUDE_ROOTS ${PROJECT_BINARY_DIR}/include)
 
@@ -35,3 +35,29 @@ function(nvmesim_folder_includes target root)
   endif()
 endfunction()
 
+# nvmesim_layering_probe(NAME TARGET HEADER): the ctest NAME that builds a one-line source
+# including HEADER against TARGET (an object library outside `all`, built by the test).
+function(nvmesim_layering_probe name target header)
+  set(src ${PROJECT_BINARY_DIR}/layering/${name}.cc)
+  file(CONFIGURE OUTPUT ${src} CONTENT "#include \"${header}\"\n")
+  add_library(${name} OBJECT EXCLUDE_FROM_ALL ${src})
+  target_link_libraries(${name} PRIVATE ${target})
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} --build ${PROJECT_BINARY_DIR} --target ${name})
+endfunction()
+
+# nvmesim_layering_case(NAME TARGET HEADER [LABEL...]): the probe proving that TARGET does
+# not see HEADER. It passes only on the compiler's "No such file" for that header, not on
+# any other failure.
+function(nvmesim_layering_case name target header)
+  nvmesim_layering_probe(${name} ${target} ${header})
+  set_tests_properties(${name} PROPERTIES LABELS "layering;${ARGN}" TIMEOUT 300
+                       PASS_REGULAR_EXPRESSION "${header}: No such file or directory")
+endfunction()
+
+# nvmesim_layering_control(NAME TARGET HEADER [LABEL...]): the probe for a header TARGET may
+# include, which must build, so a case above fails for its boundary and not because
+# the probes cannot compile at all.
+function(nvmesim_layering_control name target header)
+  nvmesim_layering_probe(${name} ${target} ${header})
+  set_tests_properties(${name} PROPERTIES LABELS "layering;${ARGN}" TIMEOUT 300)
+endfunction()
