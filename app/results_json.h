@@ -1,6 +1,6 @@
 // The parts of the results document (docs/results.md, `nvmesim-results/1`) that do not
 // depend on the simulator: shared by the simulator's writer (app/run.cc) and the hw
-// runner (hw/runner/run_scenario.cc), so both compute and spell them the same way.
+// runner (hw/runner/run_on_device.cc), so both compute and spell them the same way.
 #pragma once
 
 #include <cstdint>
