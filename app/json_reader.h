@@ -11,7 +11,7 @@
 
 #include "app/checked_number.h"
 #include "app/input_error.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

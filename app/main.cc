@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -110,41 +111,55 @@ struct RunArgs {
   bool quiet = false;
 };
 
-int run_or_validate(bool validate, const RunArgs& a) {
+nvmesim::LoadOptions load_options(const RunArgs& a) {
   nvmesim::LoadOptions opts;
   opts.overrides = a.sets;
   if (!a.seed.empty()) opts.seed = parse_seed(a.seed);
   if (!a.memory_limit.empty()) opts.memory_limit = *parse_memory_limit(a.memory_limit);
   opts.trace = !a.trace_path.empty();
   opts.command_trace = !a.command_trace_path.empty();
-  auto loaded = nvmesim::load_scenario_file(a.scenario, opts);
-  if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error(*e);
-  const auto& ls = std::get<nvmesim::LoadedScenario>(loaded);
-  if (validate) {
-    std::cout << a.scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
-              << " job section(s), policy " << ls.scenario.policy.name << ")\n";
-    return finish_stdout(0);
+  return opts;
+}
+
+// The files a run writes. Every one is opened before the run: an unwritable path is bad
+// input, found now and not after minutes of simulation.
+class RunOutputs {
+ public:
+  // Opens each output given and points the run's trace streams at its file.
+  std::optional<nvmesim::InputError> open(const RunArgs& a, nvmesim::RunOptions& ropts) {
+    const Output outputs[] = {{"-o", a.out_path, results, nullptr},
+                              {"--trace", a.trace_path, trace, &ropts.trace_out},
+                              {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out}};
+    for (const Output& o : outputs) {
+      if (o.path.empty()) continue;
+      std::string e = o.file.open(o.path);
+      if (!e.empty()) return nvmesim::InputError{o.option, e};
+      if (o.stream) *o.stream = &o.file.stream();
+    }
+    return std::nullopt;
+  }
+  // Closes them all, every write checked; the first failure.
+  std::optional<std::string> close() {
+    for (nvmesim::OutputFile* f : {&results, &trace, &commands})
+      if (auto e = f->close()) return e;
+    return std::nullopt;
   }
 
-  // Every output is opened before the run: an unwritable path is bad input, found now.
-  nvmesim::OutputFile out, trace, commands;
-  nvmesim::RunOptions ropts;
+  nvmesim::OutputFile results, trace, commands;
+
+ private:
   struct Output {
     const char* option;
     const std::string& path;
     nvmesim::OutputFile& file;
     std::ostream** stream;
   };
-  const Output outputs[] = {{"-o", a.out_path, out, nullptr},
-                            {"--trace", a.trace_path, trace, &ropts.trace_out},
-                            {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out}};
-  for (const Output& o : outputs) {
-    if (o.path.empty()) continue;
-    std::string e = o.file.open(o.path);
-    if (!e.empty()) return input_error({o.option, e});
-    if (o.stream) *o.stream = &o.file.stream();
-  }
-  // The trace buffers get what the rest of the run leaves under the memory limit.
+};
+
+// The trace buffers get what the rest of the run leaves under the memory limit, over the
+// window --trace-window asks for.
+void set_trace_limits(const RunArgs& a, const nvmesim::LoadedScenario& ls, const nvmesim::LoadOptions& opts,
+                      nvmesim::RunOptions& ropts) {
   nvmesim::TraceCaps caps = nvmesim::trace_caps(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
   ropts.trace_max_events = caps.trace_events;
   ropts.command_trace_max_records = caps.command_records;
@@ -153,35 +168,37 @@ int run_or_validate(bool validate, const RunArgs& a) {
     ropts.trace_from_us = w.from_us;
     ropts.trace_to_us = w.to_us;
   }
+}
 
-  // Progress on a terminal, once a run has taken more than two seconds.
-  bool tty = isatty(STDERR_FILENO) != 0;
-  auto start = std::chrono::steady_clock::now();
-  bool shown = false;
-  double last_print = 0;  // seconds: redraw the line at most ten times a second
-  if (tty && !a.quiet) {
-    ropts.progress = [&](double f) {
-      double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if ((el < 2.0 && !shown) || (f < 1.0 && el - last_print < 0.1)) return;
-      shown = true;
-      last_print = el;
+// Progress on a terminal, once a run has taken more than two seconds.
+class ProgressLine {
+ public:
+  // The run's progress callback; empty (no progress) unless stderr is a terminal.
+  std::function<void(double)> callback(bool quiet) {
+    if (quiet || isatty(STDERR_FILENO) == 0) return {};
+    start_ = std::chrono::steady_clock::now();
+    return [this](double f) {
+      double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if ((el < 2.0 && !shown_) || (f < 1.0 && el - last_print_ < 0.1)) return;
+      shown_ = true;
+      last_print_ = el;
       std::fprintf(stderr, "\r  simulating: %5.1f%%  (%.1f s)", f * 100.0, el);
       std::fflush(stderr);
     };
   }
-  nvmesim::RunInfo info;
-  nlohmann::json results = nvmesim::run_scenario(ls, ropts, &info);
-  if (shown) std::fprintf(stderr, "\r%60s\r", "");
-
-  if (!a.out_path.empty())
-    out.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(results).dump(2) + "\n"
-                                            : nvmesim::dump_results(results));
-  for (const Output& o : outputs) {
-    if (auto e = o.file.close()) {
-      std::cerr << "nvmesim: " << *e << "\n";
-      return kExitInternal;
-    }
+  // Erases the line, if one was drawn.
+  void clear() const {
+    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
   }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  bool shown_ = false;
+  double last_print_ = 0;  // seconds: redraw the line at most ten times a second
+};
+
+// After a run: the summary on stdout, then the trace's name and the speed on stderr.
+int report_run(const RunArgs& a, const nlohmann::json& results, const nvmesim::RunInfo& info) {
   if (!a.quiet) nvmesim::print_summary(std::cout, results);
   if (int code = finish_stdout(0)) return code;  // the summary before the speed line on stderr
   if (!a.trace_path.empty())
@@ -192,6 +209,37 @@ int run_or_validate(bool validate, const RunArgs& a) {
                static_cast<double>(info.events) / info.wall_seconds / 1e6,
                static_cast<double>(info.ios) / info.wall_seconds / 1e6);
   return 0;
+}
+
+int run_or_validate(bool validate, const RunArgs& a) {
+  const nvmesim::LoadOptions opts = load_options(a);
+  auto loaded = nvmesim::load_scenario_file(a.scenario, opts);
+  if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error(*e);
+  const auto& ls = std::get<nvmesim::LoadedScenario>(loaded);
+  if (validate) {
+    std::cout << a.scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
+              << " job section(s), policy " << ls.scenario.policy.name << ")\n";
+    return finish_stdout(0);
+  }
+
+  RunOutputs outputs;
+  nvmesim::RunOptions ropts;
+  if (auto e = outputs.open(a, ropts)) return input_error(*e);
+  set_trace_limits(a, ls, opts, ropts);
+  ProgressLine progress;
+  ropts.progress = progress.callback(a.quiet);
+  nvmesim::RunInfo info;
+  nlohmann::json results = nvmesim::run_scenario(ls, ropts, &info);
+  progress.clear();
+
+  if (!a.out_path.empty())
+    outputs.results.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(results).dump(2) + "\n"
+                                                        : nvmesim::dump_results(results));
+  if (auto e = outputs.close()) {
+    std::cerr << "nvmesim: " << *e << "\n";
+    return kExitInternal;
+  }
+  return report_run(a, results, info);
 }
 
 int run_main(int argc, char** argv) {

@@ -13,7 +13,7 @@
 #include "models/queue_memory.h"
 #include "models/request.h"
 #include "sim/event_queue.h"
-#include "sim/histogram.h"
+#include "vocab/histogram.h"
 
 namespace nvmesim {
 namespace {

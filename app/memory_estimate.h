@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/input_error.h"
-#include "models/scenario.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

@@ -1,6 +1,6 @@
 // The parts of the results document (docs/results.md, `nvmesim-results/1`) that do not
 // depend on the simulator: shared by the simulator's writer (app/run.cc) and the hw
-// runner (hw/runner/run_scenario.cc), so both compute and spell them the same way.
+// runner (hw/runner/run_on_device.cc), so both compute and spell them the same way.
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "policies/api/counters.h"
-#include "sim/histogram.h"
-#include "sim/time.h"
+#include "vocab/histogram.h"
+#include "vocab/time.h"
 
 namespace nvmesim::results {
 

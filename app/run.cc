@@ -7,9 +7,9 @@
 
 #include "app/output_file.h"
 #include "app/run_record.h"
-#include "policies/registry.h"
 #include "models/system.h"
-#include "sim/histogram.h"
+#include "policies/registry.h"
+#include "vocab/histogram.h"
 
 namespace nvmesim {
 using nlohmann::json;

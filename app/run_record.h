@@ -1,5 +1,5 @@
 // What one run measured, as typed data: the simulator (app/run.cc) and the hw runner
-// (hw/runner/run_scenario.cc) fill a RunRecord, and to_json (app/run_record.cc) is the one
+// (hw/runner/run_on_device.cc) fill a RunRecord, and to_json (app/run_record.cc) is the one
 // writer of the results document (docs/results.md, `nvmesim-results/1`). A figure that
 // only one runner has is optional here and absent from the document when unset.
 #pragma once
@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/results_json.h"
-#include "models/host_queue.h"
 #include "policies/api/counters.h"
-#include "sim/histogram.h"
-#include "sim/time.h"
+#include "vocab/histogram.h"
+#include "vocab/mode_timeline.h"
+#include "vocab/time.h"
 
 namespace nvmesim::results {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/scenario.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

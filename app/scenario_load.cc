@@ -402,19 +402,9 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
 
 // ---- the scenario ----------------------------------------------------------------------
 
-std::optional<InputError> read_scenario(const json& doc, const std::string& base_dir, Scenario& sc) {
-  std::optional<InputError> err;
-  JsonReader r(doc, "", err);
-  sc.name = r.string("name", "scenario");
-  sc.seed = r.u64("seed", 1, 0, UINT64_MAX);
-  sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), limits::kMaxRunDuration, Duration::us(1));
-  sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), limits::kMaxRunDuration, Duration::us(1));
-  sc.io_queues = r.u32("io_queues", 0, 0, 65535);
-  sc.queue_depth = r.u32("queue_depth", 1024, 2, 65536);
-  if (err) return err;
-  if (!r.has("host")) return InputError{"/host", "missing: a host profile (file name or object)"};
-  sc.host = read_host(r.at("host"), "/host", err);
-  if (err) return err;
+// The drives: each one's name and device profile, names unique.
+std::optional<InputError> read_drives(JsonReader& r, const std::string& base_dir, Scenario& sc,
+                                      std::optional<InputError>& err) {
   if (!r.has("drives") || !r.at("drives").is_array() || r.at("drives").empty())
     return InputError{"/drives", "must be a non-empty array of drives"};
   if (r.at("drives").size() > limits::kMaxDrives)
@@ -434,41 +424,47 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
       if (other.name == d.name) return InputError{dp + "/name", "duplicate drive name \"" + d.name + "\""};
     sc.drives.push_back(std::move(d));
   }
-  // Policy.
-  if (r.has("policy")) {
-    const json& p = r.at("policy");
-    JsonReader pr(p, "/policy", err);
-    sc.policy.name = pr.string("name", "irq");
-    if (err) return err;
-    const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
-    if (!info) {
-      std::string names;
-      for (const auto& pi : policy::kPolicies) names += (names.empty() ? "" : ", ") + std::string(pi.name);
-      return InputError{"/policy/name", "unknown policy \"" + sc.policy.name + "\"; known: " + names};
-    }
-    policy::ParamMap given;
-    if (pr.has("params")) {
-      // Types here (each value an integer); names, ranges and cross-field rules in the
-      // registry's one validator below.
-      const json& params = pr.at("params");
-      if (!params.is_object()) return InputError{"/policy/params", "must be an object"};
-      JsonReader par(params, "/policy/params", err);
-      for (const auto& item : params.items()) {
-        int64_t v = par.integer(item.key(), 0, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
-        if (err) return err;
-        given[item.key()] = v;
-      }
-    }
-    pr.reject_unknown({"params", "comment"});
-    if (err) return err;
-    uint32_t depth = sc.queue_depth;
-    for (const auto& d : sc.drives) depth = std::min(depth, d.profile.max_queue_depth);
-    if (auto e = info->validate(given, depth))
-      return InputError{e->param.empty() ? "/policy/params" : "/policy/params/" + e->param, e->message};
-    // Fill every parameter so the resolved scenario and the results show the values used.
-    sc.policy.params = policy::resolved_params(*info, given);
+  return std::nullopt;
+}
+
+// The policy and its parameters, validated by the registry against the smallest queue
+// depth of any drive, and resolved to every parameter's value.
+std::optional<InputError> read_policy(const json& p, Scenario& sc, std::optional<InputError>& err) {
+  JsonReader pr(p, "/policy", err);
+  sc.policy.name = pr.string("name", "irq");
+  if (err) return err;
+  const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
+  if (!info) {
+    std::string names;
+    for (const auto& pi : policy::kPolicies) names += (names.empty() ? "" : ", ") + std::string(pi.name);
+    return InputError{"/policy/name", "unknown policy \"" + sc.policy.name + "\"; known: " + names};
   }
-  // Jobs.
+  policy::ParamMap given;
+  if (pr.has("params")) {
+    // Types here (each value an integer); names, ranges and cross-field rules in the
+    // registry's one validator below.
+    const json& params = pr.at("params");
+    if (!params.is_object()) return InputError{"/policy/params", "must be an object"};
+    JsonReader par(params, "/policy/params", err);
+    for (const auto& item : params.items()) {
+      int64_t v = par.integer(item.key(), 0, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+      if (err) return err;
+      given[item.key()] = v;
+    }
+  }
+  pr.reject_unknown({"params", "comment"});
+  if (err) return err;
+  uint32_t depth = sc.queue_depth;
+  for (const auto& d : sc.drives) depth = std::min(depth, d.profile.max_queue_depth);
+  if (auto e = info->validate(given, depth))
+    return InputError{e->param.empty() ? "/policy/params" : "/policy/params/" + e->param, e->message};
+  // Fill every parameter so the resolved scenario and the results show the values used.
+  sc.policy.params = policy::resolved_params(*info, given);
+  return std::nullopt;
+}
+
+// The job sections; each needs the host and the drives read before it.
+std::optional<InputError> read_jobs(JsonReader& r, Scenario& sc, std::optional<InputError>& err) {
   if (!r.has("jobs") || !r.at("jobs").is_array() || r.at("jobs").empty())
     return InputError{"/jobs", "must be a non-empty array of jobs"};
   if (r.at("jobs").size() > limits::kMaxJobs)
@@ -479,28 +475,32 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
     if (err) return err;
     sc.jobs.push_back(std::move(js));
   }
-  if (r.has("published")) {
-    // Metadata for `nvmesim report`: the published figures this scenario reproduces.
-    JsonReader pr(r.at("published"), "/published", err);
-    pr.string("source", "");
-    for (const char* k : {"baseline_policy", "policy"}) {
-      std::string name = pr.string(k, "irq");
-      if (pr.ok() && !policy::find_policy(name)) pr.fail(k, "unknown policy \"" + name + "\"");
-    }
-    pr.number("baseline_iops", 0, 0, 1e10);
-    pr.number("policy_iops", 0, 0, 1e10);
-    pr.number("change_pct", 0, -100, 1e6);
-    if (pr.has("change_pct_range")) {
-      const json& rg = pr.at("change_pct_range");
-      if (!rg.is_array() || rg.size() != 2 || !rg[0].is_number() || !rg[1].is_number() || rg[0] > rg[1])
-        pr.fail("change_pct_range", "must be [low, high] percentages");
-    }
-    pr.reject_unknown({"change_pct_range"});
-    if (err) return err;
+  return std::nullopt;
+}
+
+// Metadata for `nvmesim report`, checked and not kept: the published figures this
+// scenario reproduces.
+std::optional<InputError> check_published(const json& published, std::optional<InputError>& err) {
+  JsonReader pr(published, "/published", err);
+  pr.string("source", "");
+  for (const char* k : {"baseline_policy", "policy"}) {
+    std::string name = pr.string(k, "irq");
+    if (pr.ok() && !policy::find_policy(name)) pr.fail(k, "unknown policy \"" + name + "\"");
   }
-  r.reject_unknown({"host", "drives", "policy", "jobs", "comment", "fio", "published"});
-  if (err) return err;
-  // Cross-checks that need the whole scenario.
+  pr.number("baseline_iops", 0, 0, 1e10);
+  pr.number("policy_iops", 0, 0, 1e10);
+  pr.number("change_pct", 0, -100, 1e6);
+  if (pr.has("change_pct_range")) {
+    const json& rg = pr.at("change_pct_range");
+    if (!rg.is_array() || rg.size() != 2 || !rg[0].is_number() || !rg[1].is_number() || rg[0] > rg[1])
+      pr.fail("change_pct_range", "must be [low, high] percentages");
+  }
+  pr.reject_unknown({"change_pct_range"});
+  return err;
+}
+
+// Cross-checks that need the whole scenario: a polling policy's jobs poll with io_uring.
+std::optional<InputError> check_jobs_fit_policy(const Scenario& sc) {
   const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
   for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
     const JobSpec& js = sc.jobs[i];
@@ -511,6 +511,33 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
       return InputError{jp + "/hipri", "hipri needs polled queues: use policy \"poll\""};
   }
   return std::nullopt;
+}
+
+// Reads the scenario in the order its parts depend on one another; the first error wins.
+std::optional<InputError> read_scenario(const json& doc, const std::string& base_dir, Scenario& sc) {
+  std::optional<InputError> err;
+  JsonReader r(doc, "", err);
+  sc.name = r.string("name", "scenario");
+  sc.seed = r.u64("seed", 1, 0, UINT64_MAX);
+  sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), limits::kMaxRunDuration, Duration::us(1));
+  sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), limits::kMaxRunDuration, Duration::us(1));
+  sc.io_queues = r.u32("io_queues", 0, 0, 65535);
+  sc.queue_depth = r.u32("queue_depth", 1024, 2, 65536);
+  if (err) return err;
+  if (!r.has("host")) return InputError{"/host", "missing: a host profile (file name or object)"};
+  sc.host = read_host(r.at("host"), "/host", err);
+  if (err) return err;
+  if (auto e = read_drives(r, base_dir, sc, err)) return e;
+  if (r.has("policy")) {
+    if (auto e = read_policy(r.at("policy"), sc, err)) return e;
+  }
+  if (auto e = read_jobs(r, sc, err)) return e;
+  if (r.has("published")) {
+    if (auto e = check_published(r.at("published"), err)) return e;
+  }
+  r.reject_unknown({"host", "drives", "policy", "jobs", "comment", "fio", "published"});
+  if (err) return err;
+  return check_jobs_fit_policy(sc);
 }
 
 // Applies the fio job file that doc["fio"] names, unless it is the one in `applied`.

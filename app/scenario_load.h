@@ -12,7 +12,7 @@
 
 #include "app/input_error.h"
 #include "app/input_limits.h"
-#include "models/scenario.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

@@ -9,8 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "sim/command_trace.h"
-#include "sim/time.h"
+#include "vocab/command_trace.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -14,10 +14,10 @@
 #include "models/cpu_core.h"
 #include "models/host_queue.h"
 #include "models/job.h"
-#include "models/profiles.h"
 #include "models/request.h"
-#include "sim/context.h"
-#include "sim/time.h"
+#include "vocab/context.h"
+#include "vocab/profiles.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

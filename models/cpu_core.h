@@ -9,9 +9,9 @@
 #include <cassert>
 #include <cstdint>
 
-#include "sim/context.h"
 #include "sim/event_queue.h"
-#include "sim/time.h"
+#include "vocab/context.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -13,10 +13,10 @@
 #include "models/device.h"
 #include "models/host_drive.h"
 #include "models/host_queue.h"
-#include "models/profiles.h"
 #include "models/run_observer.h"
-#include "sim/context.h"
-#include "sim/time.h"
+#include "vocab/context.h"
+#include "vocab/profiles.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -9,14 +9,14 @@
 #include <deque>
 #include <vector>
 
-#include "models/nvme_ring.h"
-#include "models/profiles.h"
 #include "models/queue_memory.h"
 #include "models/request.h"
 #include "models/service_time.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/timer_token.h"
+#include "vocab/nvme_ring.h"
+#include "vocab/profiles.h"
 
 namespace nvmesim {
 

@@ -9,7 +9,7 @@
 
 #include "models/host_queue.h"
 #include "policies/registry.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -11,7 +11,7 @@
 #include "models/completion_delivery.h"
 #include "models/host_kernel.h"
 #include "models/host_queue.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

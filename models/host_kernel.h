@@ -17,11 +17,11 @@
 #include "models/host_drive.h"
 #include "models/host_queue.h"
 #include "models/run_observer.h"
-#include "models/scenario.h"
 #include "models/softirq_work.h"
 #include "models/timer_interrupt.h"
 #include "models/topology.h"
 #include "sim/event_queue.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

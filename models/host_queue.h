@@ -8,25 +8,17 @@
 #include <vector>
 
 #include "models/cpu_core.h"
-#include "models/nvme_ring.h"
 #include "models/queue_memory.h"
 #include "policies/api/counters.h"
 #include "policies/api/steps.h"
 #include "policies/registry.h"
 #include "sim/rng.h"
-#include "sim/time.h"
 #include "sim/timer_token.h"
+#include "vocab/mode_timeline.h"
+#include "vocab/nvme_ring.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
-
-struct ModeChange {
-  Time time;
-  std::string from;
-  std::string to;
-  std::string reason;
-};
-// Per queue or drive; beyond it mode changes are counted, not kept.
-constexpr std::size_t kModeTimelineCap = 100000;
 
 struct HostQueue {
   HostQueue(uint32_t depth, policy::AnyQueuePolicy p) : mem(depth), policy(std::move(p)) {

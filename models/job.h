@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "models/cpu_core.h"
-#include "models/profiles.h"
-#include "models/scenario.h"
-#include "sim/histogram.h"
 #include "sim/rng.h"
-#include "sim/time.h"
+#include "vocab/histogram.h"
+#include "vocab/profiles.h"
+#include "vocab/scenario.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

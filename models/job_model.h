@@ -18,9 +18,9 @@
 #include "models/job.h"
 #include "models/request.h"
 #include "models/run_observer.h"
-#include "models/scenario.h"
 #include "models/topology.h"
 #include "sim/event_queue.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -17,11 +17,11 @@
 #include "models/host_queue.h"
 #include "models/job.h"
 #include "models/request.h"
-#include "models/scenario.h"
 #include "models/softirq_work.h"
 #include "policies/api/counters.h"
-#include "sim/context.h"
 #include "sim/trace.h"
+#include "vocab/context.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/profiles.h"
 #include "sim/rng.h"
+#include "vocab/profiles.h"
 
 namespace nvmesim {
 

@@ -8,7 +8,7 @@
 
 #include "models/host_kernel.h"
 #include "policies/api/queue_env.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -12,8 +12,8 @@
 #include "models/host_kernel.h"
 #include "models/host_queue.h"
 #include "policies/api/queue_env.h"
-#include "sim/context.h"
-#include "sim/time.h"
+#include "vocab/context.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -26,11 +26,11 @@
 #include "models/job_model.h"
 #include "models/request.h"
 #include "models/run_observer.h"
-#include "models/scenario.h"
 #include "models/softirq_work.h"
 #include "models/topology.h"
 #include "sim/event_queue.h"
 #include "sim/trace.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
 

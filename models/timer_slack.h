@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "models/profiles.h"
 #include "sim/rng.h"
-#include "sim/time.h"
+#include "vocab/profiles.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -5,13 +5,6 @@
 
 namespace nvmesim {
 
-const policy::PolicyInfo& queue_policy(const policy::PolicyInfo& requested, const VectorShape& v) {
-  if (requested.eligibility == policy::Eligibility::dedicated_vector &&
-      (v.msix_vectors <= 1 || v.threaded_interrupts))
-    return *policy::find_policy("irq");
-  return requested;
-}
-
 Topology::Topology(uint32_t cores, std::span<const DriveShape> drives, std::span<const JobSpec> jobs,
                    const policy::PolicyInfo& policy)
     : cores_(cores) {

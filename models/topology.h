@@ -9,19 +9,11 @@
 #include <span>
 #include <vector>
 
-#include "models/scenario.h"
+#include "policies/queue_eligibility.h"
 #include "policies/registry.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim {
-
-// What decides which queues a policy may run on (policies.md, "Eligibility").
-struct VectorShape {
-  uint32_t msix_vectors = 1;         // the controller's vectors in use, the admin queue's included
-  bool threaded_interrupts = false;  // the host runs queue interrupts in threads
-};
-
-// The policy a queue runs: the requested one where it is eligible, else irq (B0).
-const policy::PolicyInfo& queue_policy(const policy::PolicyInfo& requested, const VectorShape& v);
 
 // One drive as the topology sees it.
 struct DriveShape {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::sim {
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::sim {
 

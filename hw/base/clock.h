@@ -2,7 +2,7 @@
 // tests can run a timeout of seconds in no time.
 #pragma once
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

@@ -23,7 +23,7 @@
 #include "hw/pci/vfio_binding.h"
 #include "hw/runner/commands.h"
 #include "hw/runner/lba_range.h"
-#include "hw/runner/run_scenario.h"
+#include "hw/runner/run_on_device.h"
 
 namespace {
 
@@ -198,7 +198,7 @@ int dispatch(int argc, char** argv) {
   require_vfio_pci(a.device);  // before anything else is read or touched
   if (*identify) return identify_command(a.device, std::cout);
   if (*rwtest) return rwtest_command(a.device, *a.allow_write, a.bs, &g_stop, std::cout);
-  RunOptions o;
+  HwRunOptions o;
   o.bdf = a.device;
   o.allow_write = a.allow_write;
   o.results_path = a.results;
@@ -206,7 +206,7 @@ int dispatch(int argc, char** argv) {
   o.io_timeout = nvmesim::Duration::ms(a.io_timeout_ms);
   o.hw_mask = !a.soft_mask;
   o.stop = &g_stop;
-  return run_scenario(*scenario, o, std::cout);
+  return run_on_device(*scenario, o, std::cout);
 }
 
 }  // namespace

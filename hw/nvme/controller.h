@@ -16,7 +16,7 @@
 #include "hw/nvme/identify.h"
 #include "hw/nvme/queue.h"
 #include "hw/nvme/regs.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw::nvme {
 

@@ -10,7 +10,7 @@
 #include "hw/hal/dma.h"
 #include "hw/hal/mmio.h"
 #include "hw/nvme/command.h"
-#include "models/nvme_ring.h"
+#include "vocab/nvme_ring.h"
 
 namespace nvmesim::hw::nvme {
 

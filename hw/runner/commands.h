@@ -1,11 +1,11 @@
-// The subcommands of nvmesim-hw other than `run` (run_scenario.h): identify a
+// The subcommands of nvmesim-hw other than `run` (run_on_device.h): identify a
 // controller, write/read-back test on an allowed LBA range.
 #pragma once
 
 #include <ostream>
 #include <string>
 
-#include "hw/runner/run_scenario.h"
+#include "hw/runner/run_on_device.h"
 
 namespace nvmesim::hw {
 

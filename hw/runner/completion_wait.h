@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "hw/runner/submitter.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

@@ -13,7 +13,7 @@
 #include "hw/nvme/controller.h"
 #include "hw/runner/queue_env.h"
 #include "policies/api/queue_env.h"
-#include "sim/command_trace.h"
+#include "vocab/command_trace.h"
 
 namespace nvmesim::hw {
 

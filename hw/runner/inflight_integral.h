@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <random>
 
-#include "models/scenario.h"
+#include "vocab/scenario.h"
 
 namespace nvmesim::hw {
 

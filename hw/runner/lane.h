@@ -13,7 +13,7 @@
 #include "hw/runner/io_pattern.h"
 #include "hw/runner/queue_env.h"
 #include "policies/api/counters.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 

@@ -47,7 +47,7 @@ uint32_t HwQueueEnv::drain_budget(uint32_t n) {
 }
 
 bool HwQueueEnv::complete(const nvme::Cqe& e, Time seen) {
-  std::optional<Request> r = submitter_.finish(e.cid);
+  std::optional<OutstandingCommand> r = submitter_.finish(e.cid);
   if (!r) {
     recorder_.stray_cqe();
     return false;

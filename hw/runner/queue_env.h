@@ -29,7 +29,7 @@
 #include "hw/runner/submitter.h"
 #include "policies/api/counters.h"
 #include "policies/api/queue_env.h"
-#include "sim/command_trace.h"
+#include "vocab/command_trace.h"
 
 namespace nvmesim::hw {
 

@@ -9,7 +9,7 @@ QueueRecorder::QueueRecorder(uint16_t qid, Time measure_from, Time measure_to, s
   commands_.reserve(std::min<size_t>(trace_limit_, 1u << 16));
 }
 
-void QueueRecorder::completion(uint16_t cid, const Request& r, uint16_t status, Time seen,
+void QueueRecorder::completion(uint16_t cid, const OutstandingCommand& r, uint16_t status, Time seen,
                                Time irq_at, trace::Context by) {
   ++completed_;
   if (status) ++errors_;

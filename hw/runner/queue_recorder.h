@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "hw/runner/request_table.h"
-#include "sim/command_trace.h"
-#include "sim/histogram.h"
-#include "sim/time.h"
+#include "hw/runner/command_table.h"
+#include "vocab/command_trace.h"
+#include "vocab/histogram.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 
@@ -29,7 +29,7 @@ class QueueRecorder {
 
   // Command `cid` (request `r`) completed with status field `status`, its CQE consumed
   // at `seen` by context `by` (for an interrupt's handler, `irq_at` is the interrupt).
-  void completion(uint16_t cid, const Request& r, uint16_t status, Time seen, Time irq_at,
+  void completion(uint16_t cid, const OutstandingCommand& r, uint16_t status, Time seen, Time irq_at,
                   trace::Context by);
   void stray_cqe() { ++stray_; }
   void interrupt(Time at, uint32_t cqes);

@@ -86,7 +86,7 @@ void add_lane(results::RunRecord& r, std::map<uint32_t, results::CoreRecord>& co
   r.jobs.push_back(std::move(jb));
 }
 
-results::DriveRecord drive_record(const results::RunRecord& r, const Scenario& sc, const RunOptions& o,
+results::DriveRecord drive_record(const results::RunRecord& r, const Scenario& sc, const HwRunOptions& o,
                                   DriveSession& s, const HwDriveEnv& drive_env, const std::vector<Lane>& lanes,
                                   const HwRunFacts& f) {
   const JobSpec& job = sc.jobs.front();
@@ -153,7 +153,7 @@ void log_summary(const results::RunRecord& r, Duration window, uint64_t errors, 
 
 }  // namespace
 
-void write_results(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s,
+void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSession& s,
                    const HwDriveEnv& drive_env, const std::vector<Lane>& lanes,
                    const std::vector<policy::AnyQueuePolicy>& policies, const HwRunFacts& f,
                    std::ostream& log) {

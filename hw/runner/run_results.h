@@ -15,10 +15,10 @@
 #include "hw/runner/drive_session.h"
 #include "hw/runner/lane.h"
 #include "hw/runner/lba_range.h"
-#include "hw/runner/run_scenario.h"
+#include "hw/runner/run_on_device.h"
 #include "policies/registry.h"
-#include "sim/command_trace.h"
-#include "sim/time.h"
+#include "vocab/command_trace.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 
@@ -35,7 +35,7 @@ struct HwRunFacts {
 };
 
 // Writes the results to o.results_path (else to `log`) and a summary line to `log`.
-void write_results(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s,
+void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSession& s,
                    const HwDriveEnv& drive_env, const std::vector<Lane>& lanes,
                    const std::vector<policy::AnyQueuePolicy>& policies, const HwRunFacts& f,
                    std::ostream& log);

@@ -9,11 +9,11 @@ Submitter::Submitter(nvme::QueuePair& qp, IoBuffers& buffers, const Clock& clock
       clock_(clock),
       inflight_(inflight),
       nsid_(nsid),
-      requests_(qp.depth() - 1) {}  // an SQ of depth D holds D - 1 commands
+      commands_(qp.depth() - 1) {}  // an SQ of depth D holds D - 1 commands
 
 uint16_t Submitter::submit(trace::Op op, uint64_t lba, uint32_t blocks) {
-  uint16_t cid = requests_.acquire();
-  Request& r = requests_.at(cid);
+  uint16_t cid = commands_.acquire();
+  OutstandingCommand& r = commands_.at(cid);
   r.op = op;
   r.lba = lba;
   r.blocks = blocks;
@@ -34,14 +34,14 @@ void Submitter::ring_doorbell() {
   Time t = clock_.now();
   inflight_.close(t, qp_.inflight());
   qp_.ring_sq_doorbell();
-  for (uint16_t cid : not_rung_) requests_.at(cid).doorbell = t;
+  for (uint16_t cid : not_rung_) commands_.at(cid).doorbell = t;
   not_rung_.clear();
 }
 
-std::optional<Request> Submitter::finish(uint16_t cid) {
-  if (cid >= requests_.capacity() || !requests_.at(cid).busy) return std::nullopt;
-  Request r = requests_.at(cid);
-  requests_.release(cid);
+std::optional<OutstandingCommand> Submitter::finish(uint16_t cid) {
+  if (cid >= commands_.capacity() || !commands_.at(cid).busy) return std::nullopt;
+  OutstandingCommand r = commands_.at(cid);
+  commands_.release(cid);
   return r;
 }
 

@@ -10,10 +10,10 @@
 
 #include "hw/base/clock.h"
 #include "hw/nvme/queue.h"
+#include "hw/runner/command_table.h"
 #include "hw/runner/inflight_integral.h"
 #include "hw/runner/io_buffers.h"
-#include "hw/runner/request_table.h"
-#include "sim/command_trace.h"
+#include "vocab/command_trace.h"
 
 namespace nvmesim::hw {
 
@@ -23,15 +23,15 @@ class Submitter {
             uint32_t nsid);
 
   // False when no command id or SQ slot is free.
-  bool can_submit() const { return !requests_.full() && !qp_.sq_full(); }
+  bool can_submit() const { return !commands_.full() && !qp_.sq_full(); }
   uint16_t submit(trace::Op op, uint64_t lba, uint32_t blocks);
   void ring_doorbell();  // no doorbell write when the tail has not moved
-  uint32_t outstanding() const { return requests_.busy(); }
-  Time oldest_submit() const { return requests_.oldest_submit(); }  // for the timeout check
+  uint32_t outstanding() const { return commands_.busy(); }
+  Time oldest_submit() const { return commands_.oldest_submit(); }  // for the timeout check
 
   // The command a CQE names, now released; nullopt when that id is not outstanding (a
   // stray CQE: counted by the caller rather than corrupting the table).
-  std::optional<Request> finish(uint16_t cid);
+  std::optional<OutstandingCommand> finish(uint16_t cid);
 
  private:
   nvme::QueuePair& qp_;
@@ -39,7 +39,7 @@ class Submitter {
   const Clock& clock_;
   InflightIntegral& inflight_;
   uint32_t nsid_;
-  RequestTable requests_;
+  CommandTable commands_;
   std::vector<uint16_t> not_rung_;  // cids submitted since the last doorbell
 };
 

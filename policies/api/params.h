@@ -16,10 +16,9 @@
 #include <string_view>
 #include <variant>
 
-namespace nvmesim::policy {
+#include "vocab/param_map.h"
 
-// Parameter values by name, as a scenario gives them (and as results report them).
-using ParamMap = std::map<std::string, int64_t, std::less<>>;
+namespace nvmesim::policy {
 
 // One parameter, for documentation and validation (default from the struct).
 struct ParamSpec {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "policies/api/counters.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::policy {
 

@@ -2,7 +2,7 @@
 // (simulated or real) carries these out and charges their cost to the right context.
 #pragma once
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::policy {
 

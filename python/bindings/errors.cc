@@ -3,7 +3,7 @@
 // this file looks it up when it raises, and holds no state of its own.
 #include <string>
 
-#include "bindings/bindings.h"
+#include "python/bindings/bindings.h"
 
 namespace nvmesim::python {
 

@@ -1,6 +1,6 @@
 // nvmesim._core: the C++ engine as seen from Python. The package nvmesim wraps it; use
 // that, not this module, from user code.
-#include "bindings/bindings.h"
+#include "python/bindings/bindings.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "nvmesim C++ engine (use the nvmesim package, not this module directly)";

@@ -7,7 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "app/run.h"
-#include "bindings/bindings.h"
+#include "python/bindings/bindings.h"
 
 namespace nvmesim::python {
 namespace {

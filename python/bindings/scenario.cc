@@ -10,7 +10,7 @@
 #include <pybind11/stl.h>
 
 #include "app/scenario_load.h"
-#include "bindings/bindings.h"
+#include "python/bindings/bindings.h"
 
 namespace nvmesim::python {
 namespace {

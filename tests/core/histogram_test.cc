@@ -1,4 +1,4 @@
-#include "sim/histogram.h"
+#include "vocab/histogram.h"
 
 #include <gtest/gtest.h>
 

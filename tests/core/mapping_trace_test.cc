@@ -7,8 +7,8 @@
 #include <sstream>
 #include <vector>
 
-#include "sim/command_trace.h"
 #include "tests/core/sim_helpers.h"
+#include "vocab/command_trace.h"
 
 namespace nvmesim {
 namespace {

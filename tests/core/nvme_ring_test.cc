@@ -1,4 +1,4 @@
-#include "models/nvme_ring.h"
+#include "vocab/nvme_ring.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "policies/api/queue_env.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::policy::testing {
 

@@ -1,5 +1,5 @@
 // The trace CSV: one header, every row the same number of fields, quoting.
-#include "sim/command_trace.h"
+#include "vocab/command_trace.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 namespace nvmesim::hw {
 namespace {
 
-Request submitted_at(Time t) {
-  Request r;
+OutstandingCommand submitted_at(Time t) {
+  OutstandingCommand r;
   r.busy = true;
   r.op = trace::Op::read;
   r.lba = 64;

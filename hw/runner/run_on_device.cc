@@ -1,4 +1,4 @@
-#include "hw/runner/run_scenario.h"
+#include "hw/runner/run_on_device.h"
 
 #include <algorithm>
 #include <exception>
@@ -24,8 +24,8 @@
 #include "hw/runner/queue_env.h"
 #include "hw/runner/queue_runner.h"
 #include "hw/runner/run_results.h"
-#include "models/topology.h"
 #include "policies/api/policy_concepts.h"
+#include "policies/queue_eligibility.h"
 #include "policies/registry.h"
 
 namespace nvmesim::hw {
@@ -53,7 +53,7 @@ void take_snapshot(Lane::Snapshot& s, HwQueueEnv& env, QueueRunner<P>& runner) {
 }
 
 struct RunShared {
-  const RunOptions& opts;
+  const HwRunOptions& opts;
   nvme::Controller& ctrl;
   std::atomic<bool> abort{false};
   bool stop_requested() const { return abort.load() || (opts.stop && opts.stop->load()); }
@@ -137,7 +137,7 @@ struct JobPlan {
   LbaRange range;          // where the I/O goes
 };
 
-JobPlan plan_job(const JobSpec& job, const RunOptions& o, const nvme::NamespaceInfo& ns, uint32_t depth,
+JobPlan plan_job(const JobSpec& job, const HwRunOptions& o, const nvme::NamespaceInfo& ns, uint32_t depth,
                  std::ostream& log) {
   JobPlan p{depth, std::min(job.iodepth, depth - 1), job.bs / ns.block_bytes,
             o.allow_write ? *o.allow_write : LbaRange{0, ns.size_blocks}};
@@ -166,7 +166,7 @@ json apply_static_coalescing(const policy::PolicyInfo& info, const policy::Param
 // One lane per I/O queue: queue pair (vector = qid unless polled), buffers (filled with
 // a pattern when the job writes), env, and an I/O pattern seeded per clone.
 template <policy::QueuePolicy<HwQueueEnv> P>
-std::vector<Lane> make_lanes(const Scenario& sc, const RunOptions& o, DriveSession& s, const JobPlan& plan,
+std::vector<Lane> make_lanes(const Scenario& sc, const HwRunOptions& o, DriveSession& s, const JobPlan& plan,
                              uint32_t nq) {
   const JobSpec& job = sc.jobs.front();
   std::vector<Lane> lanes(nq);
@@ -261,8 +261,9 @@ uint32_t tear_down_queues(std::vector<Lane>& lanes, DriveSession& s, bool failed
 }
 
 template <policy::QueuePolicy<HwQueueEnv> P>
-int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s, const policy::PolicyInfo& info,
-              std::vector<policy::AnyQueuePolicy>& policies, uint32_t depth, std::ostream& log) {
+int run_typed(const LoadedScenario& loaded, const HwRunOptions& o, DriveSession& s,
+              const policy::PolicyInfo& info, std::vector<policy::AnyQueuePolicy>& policies, uint32_t depth,
+              std::ostream& log) {
   const Scenario& sc = loaded.scenario;
   const JobSpec& job = sc.jobs.front();
   const uint32_t nq = uint32_t(policies.size());
@@ -324,7 +325,7 @@ int run_typed(const LoadedScenario& loaded, const RunOptions& o, DriveSession& s
 }
 }  // namespace
 
-int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream& log) {
+int run_on_device(const LoadedScenario& loaded, const HwRunOptions& o, std::ostream& log) {
   const Scenario& sc = loaded.scenario;
   if (sc.jobs.empty()) throw std::runtime_error("scenario has no jobs");
   const JobSpec& job = sc.jobs.front();
@@ -358,9 +359,9 @@ int run_scenario(const LoadedScenario& loaded, const RunOptions& o, std::ostream
   if (auto err = policy::validate_policy(sc.policy.name, params, depth))
     throw Refusal("/policy/params" + (err->param.empty() ? "" : "/" + err->param) + ": " + err->message +
                   " (queue depth " + std::to_string(depth) + " on this controller)");
-  // Which queues run the policy: the simulator's rule (models/topology.h). Vector 0 is the
-  // admin queue's, 1..nq the I/O queues' (only the admin's when the policy polls); no
-  // interrupt here is threaded.
+  // Which queues run the policy: the simulator's rule (policies/queue_eligibility.h).
+  // Vector 0 is the admin queue's, 1..nq the I/O queues' (only the admin's when the
+  // policy polls); no interrupt here is threaded.
   const policy::PolicyInfo& requested = *policy::find_policy(sc.policy.name);
   const policy::PolicyInfo& info =
       queue_policy(requested, VectorShape{requested.uses_vector ? nq + 1 : 1, /*threaded=*/false});

@@ -12,11 +12,11 @@
 
 #include "app/scenario_load.h"
 #include "hw/runner/lba_range.h"
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 
-struct RunOptions {
+struct HwRunOptions {
   std::string bdf;
   uint32_t nsid = 1;
   std::optional<LbaRange> allow_write;  // writes only with this; all I/O then stays inside it
@@ -41,6 +41,6 @@ constexpr int kInterrupted = 130;
 
 // `loaded` comes from load_scenario_file (app/scenario_load.h): its resolved document
 // goes into the results as the simulator's does.
-int run_scenario(const LoadedScenario& loaded, const RunOptions& opts, std::ostream& log);
+int run_on_device(const LoadedScenario& loaded, const HwRunOptions& opts, std::ostream& log);
 
 }  // namespace nvmesim::hw

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "models/profiles.h"
-#include "policies/api/params.h"
-#include "sim/time.h"
+#include "vocab/param_map.h"
+#include "vocab/profiles.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/command_trace.h"
-#include "sim/time.h"
+#include "vocab/command_trace.h"
+#include "vocab/time.h"
 
 namespace nvmesim::hw {
 
-struct Request {
+struct OutstandingCommand {
   bool busy = false;
   trace::Op op = trace::Op::read;
   uint64_t lba = 0;
@@ -19,9 +19,9 @@ struct Request {
   Time doorbell;
 };
 
-class RequestTable {
+class CommandTable {
  public:
-  explicit RequestTable(uint32_t slots) : slots_(slots) {
+  explicit CommandTable(uint32_t slots) : slots_(slots) {
     for (uint32_t i = slots; i-- > 0;) free_.push_back(uint16_t(i));
   }
   uint32_t capacity() const { return uint32_t(slots_.size()); }
@@ -34,7 +34,7 @@ class RequestTable {
     slots_[cid].busy = true;
     return cid;
   }
-  Request& at(uint16_t cid) { return slots_.at(cid); }
+  OutstandingCommand& at(uint16_t cid) { return slots_.at(cid); }
   // False if the cid is not outstanding (a controller bug or a stale CQE).
   bool release(uint16_t cid) {
     if (cid >= slots_.size() || !slots_[cid].busy) return false;
@@ -51,7 +51,7 @@ class RequestTable {
   }
 
  private:
-  std::vector<Request> slots_;
+  std::vector<OutstandingCommand> slots_;
   std::vector<uint16_t> free_;
 };
 

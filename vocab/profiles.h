@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/time.h"
+#include "vocab/time.h"
 
 namespace nvmesim {
 

@@ -9,14 +9,14 @@
 #include <string>
 #include <string_view>
 
-#include "sim/context.h"
-#include "sim/time.h"
+#include "vocab/context.h"
+#include "vocab/time.h"
 
 namespace nvmesim::trace {
 
 enum class Op : uint8_t { read, write, flush };
 // The context whose drain consumed a CQE (hard IRQ, IRQ thread, timer/softirq, or the
-// submitting task polling its CQ) is the one execution-context enum of sim/context.h.
+// submitting task polling its CQ) is the one execution-context enum of vocab/context.h.
 using Context = nvmesim::Context;
 
 constexpr std::string_view name(Op op) {
