@@ -1,6 +1,16 @@
 #include "models/host_kernel.h"
 
+#include <algorithm>
+
 namespace nvmesim {
+
+HostKernel::HostKernel(Machine m) : m_(m) {
+  const MsixPathSpec& path = m_.scenario->host.msix_path;
+  if (!path.active()) return;
+  const auto drives = static_cast<uint32_t>(m_.scenario->drives.size());
+  const uint32_t per = std::max(path.drives_per_path, 1u);
+  msix_paths_.assign((drives + per - 1) / per, MsixPath(path));
+}
 
 void HostKernel::start_monitors() {
   for (uint32_t d = 0; d < m_.drives->size(); ++d)
@@ -16,7 +26,13 @@ void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
 void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
   auto* k = static_cast<HostKernel*>(self);
   const HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
-  k->deliver_irq(q, k->m_.scenario->drives[drive].profile.msix_delivery);
+  k->deliver_irq(q, k->msix_latency(drive));
+}
+
+Duration HostKernel::msix_latency(uint32_t drive) {
+  Duration d = m_.scenario->drives[drive].profile.msix_delivery;
+  if (!msix_paths_.empty()) d += msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)].delay(now());
+  return d;
 }
 
 void HostKernel::deliver_irq(const HostQueue& q, Duration after) {
@@ -92,7 +108,19 @@ void HostKernel::on_thread_wake(void* self, uint64_t arg) {
 void HostKernel::raise_softirq(uint32_t c, SoftirqItem item) {
   CoreSoftirq& s = softirq(c);
   s.work.push_back(item);
-  core(c).make_runnable(s.task);
+  // Raised inside ksoftirqd's own run (in_interrupt): that run takes it.
+  if (!s.ksoftirqd_in_segment) core(c).make_runnable(s.task);
+}
+
+void HostKernel::poll_again(HostQueue& q) {
+  softirq(q.core).work.push_back(SoftirqItem{SoftirqItem::Kind::irq_poll_again, q.index, q.timer.arm(q.index).generation});
+}
+
+void HostKernel::wake_ksoftirqd(uint32_t c) {
+  CoreSoftirq& s = softirq(c);
+  ++s.handed_to_ksoftirqd;
+  if (!s.ksoftirqd.queued) s.ksoftirqd.woken = true;
+  core(c).make_runnable(s.ksoftirqd);
 }
 
 void HostKernel::on_timer(void* self, uint64_t arg) {

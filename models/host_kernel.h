@@ -16,6 +16,7 @@
 #include "models/device.h"
 #include "models/host_drive.h"
 #include "models/host_queue.h"
+#include "models/msix_path.h"
 #include "models/run_observer.h"
 #include "models/scenario.h"
 #include "models/softirq_work.h"
@@ -39,7 +40,7 @@ class HostKernel {
     CqReaper* reaper;
     RunObserver* observer;
   };
-  explicit HostKernel(Machine m) : m_(m) {}
+  explicit HostKernel(Machine m);
 
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
@@ -56,6 +57,11 @@ class HostKernel {
   void cancel_timer(HostQueue& q) { q.timer.cancel(); }
   // The IRQ thread sleeps; it is woken `after` from now unless woken otherwise first.
   void sleep_thread(HostQueue& q, Duration after);
+  // The queue's irq_poll entry goes back on its core's list, polled again in the next
+  // pass of the running softirq (no timer): lib/irq_poll.c after a full-weight poll.
+  void poll_again(HostQueue& q);
+  // The core's ksoftirqd takes the softirq work that a run left pending.
+  void wake_ksoftirqd(uint32_t core);
 
   Time now() const { return m_.eq->now(); }
   const HostProfile& host() const { return m_.scenario->host; }
@@ -77,8 +83,11 @@ class HostKernel {
   void deliver_irq(const HostQueue& q, Duration after);
   void raise_softirq(uint32_t core, SoftirqItem item);
   Core& core(uint32_t c) { return *(*m_.cores)[c]; }
+  // How long drive `drive`'s message takes from its write to the core's APIC.
+  Duration msix_latency(uint32_t drive);
 
   Machine m_;
+  std::vector<MsixPath> msix_paths_;  // empty when the host profile has none
 };
 
 }  // namespace nvmesim
