@@ -31,6 +31,9 @@ struct Task {
   bool queued = false;     // in a run queue or running
   bool preempted = false;  // resumes with `remaining`
   bool woken = false;      // next segment pays a context switch
+  bool ksoftirqd = false;  // an app-level task that runs softirq work (index: its core)
+  // The level its CPU time is counted in: ksoftirqd's work is softirq time.
+  Context accounted() const { return ksoftirqd ? Context::softirq : context; }
   Duration remaining;
   Task* next = nullptr;
 };

@@ -46,28 +46,102 @@ bool HostInterrupts::end_hardirq(HostQueue& q) {
 // ---- softirq -------------------------------------------------------------------------------
 
 Duration HostInterrupts::begin_softirq(uint32_t core) {
-  const HostProfile& h = kernel_->host();
-  const SoftirqItem item = kernel_->softirq(core).work.front();
-  if (item.kind == SoftirqItem::Kind::drive_monitor) {
-    SimDriveEnv env(*kernel_, item.index);
-    Duration next = std::visit([&](auto& p) { return p.on_monitor(env); }, *kernel_->drive(item.index).policy);
-    kernel_->schedule_monitor(item.index, next);
-    return h.hrtimer_expiry + env.cost();
+  CoreSoftirq& s = kernel_->softirq(core);
+  if (!s.run.running()) {
+    s.run.begin(kernel_->now(), s.work.size());
+    s.poll_budget_left = kernel_->host().irq_poll.budget_per_cpu;
   }
-  HostQueue& q = kernel_->queue(item.index);
-  SimQueueEnv env(*kernel_, q, Context::softirq, h.hrtimer_expiry + h.softirq_entry);
-  ++q.counters.timer_expiries;
-  policy::TimerStep step = std::visit([&](auto& p) { return p.on_timer(env); }, q.policy);
-  if (step.rearm) env.arm_timer(step.period);
-  return h.hrtimer_expiry + h.softirq_entry + env.cost();
+  if (s.work.empty()) {  // ksoftirqd took it meanwhile
+    s.current = SoftirqItem{SoftirqItem::Kind::none, 0, 0};
+    return Duration::zero();
+  }
+  s.current = s.work.front();
+  s.work.pop_front();
+  s.run.took_item();
+  return softirq_item(core, s.current, true);
 }
 
 bool HostInterrupts::end_softirq(uint32_t core) {
-  auto& work = kernel_->softirq(core).work;
-  const SoftirqItem item = work.front();
-  work.pop_front();
-  if (item.kind == SoftirqItem::Kind::queue_timer) delivery_->deliver(kernel_->queue(item.index));
-  return !work.empty();
+  CoreSoftirq& s = kernel_->softirq(core);
+  finish_softirq_item(s.current);
+  switch (s.run.after_item(kernel_->now(), s.work.size())) {
+    case SoftirqRun::Next::item: return true;
+    case SoftirqRun::Next::done: return false;
+    case SoftirqRun::Next::to_ksoftirqd: kernel_->wake_ksoftirqd(core); return false;
+  }
+  return false;
+}
+
+// ksoftirqd: one item per segment while work is pending, an ordinary task between them.
+Duration HostInterrupts::begin_ksoftirqd(uint32_t core) {
+  CoreSoftirq& s = kernel_->softirq(core);
+  Duration cost;
+  if (s.ksoftirqd.woken) {
+    cost += kernel_->host().context_switch;
+    s.ksoftirqd.woken = false;
+  }
+  s.ksoftirqd_in_segment = true;
+  if (s.work.empty()) {
+    s.ksoftirqd_current = SoftirqItem{SoftirqItem::Kind::none, 0, 0};
+    return cost;
+  }
+  s.ksoftirqd_current = s.work.front();
+  s.work.pop_front();
+  return cost + softirq_item(core, s.ksoftirqd_current, false);
+}
+
+bool HostInterrupts::end_ksoftirqd(uint32_t core) {
+  CoreSoftirq& s = kernel_->softirq(core);
+  s.ksoftirqd_in_segment = false;
+  finish_softirq_item(s.ksoftirqd_current);
+  return !s.work.empty();
+}
+
+Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bool in_run) {
+  const HostProfile& h = kernel_->host();
+  switch (item.kind) {
+    case SoftirqItem::Kind::none: return Duration::zero();
+    case SoftirqItem::Kind::drive_monitor: {
+      SimDriveEnv env(*kernel_, item.index);
+      Duration next = std::visit([&](auto& p) { return p.on_monitor(env); }, *kernel_->drive(item.index).policy);
+      kernel_->schedule_monitor(item.index, next);
+      return h.hrtimer_expiry + env.cost();
+    }
+    case SoftirqItem::Kind::queue_timer:
+    case SoftirqItem::Kind::irq_poll_again: break;
+  }
+  HostQueue& q = kernel_->queue(item.index);
+  const bool expiry = item.kind == SoftirqItem::Kind::queue_timer;
+  if (!expiry && !q.timer.current(sim::TimerToken{q.index, item.generation})) return Duration::zero();  // stopped
+  // A re-poll in the same softirq run pays no timer interrupt and no softirq entry.
+  const Duration entry = expiry ? h.hrtimer_expiry + h.softirq_entry : Duration::zero();
+  SimQueueEnv env(*kernel_, q, Context::softirq, entry);
+  if (expiry) ++q.counters.timer_expiries;
+  const std::size_t before = q.drained.size();
+  policy::TimerStep step = std::visit([&](auto& p) { return p.on_timer(env); }, q.policy);
+  if (step.rearm) rearm_poll(q, env, step.period, entry);
+  if (in_run && h.irq_poll.budget_per_cpu > 0) {
+    CoreSoftirq& s = kernel_->softirq(core);
+    s.poll_budget_left -= static_cast<int64_t>(q.drained.size() - before);
+    if (s.poll_budget_left <= 0) s.run.end_pass();  // irq_poll re-raises itself
+  }
+  return entry + env.cost();
+}
+
+// The policy asked to poll again: at once (its whole budget used) or after `period`.
+void HostInterrupts::rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration entry) {
+  const IrqPollSpec& ip = kernel_->host().irq_poll;
+  if (period == Duration::zero() && ip.budget_per_cpu > 0) {
+    kernel_->poll_again(q);  // lib/irq_poll.c: stays on the CPU's list, no new timer
+    return;
+  }
+  // From the poll's end (hrtimer_start when the poll is done) or from its start.
+  env.arm_timer(ip.rearm_from_poll_end ? period + entry + env.cost() : period);
+}
+
+void HostInterrupts::finish_softirq_item(const SoftirqItem& item) {
+  if (item.kind == SoftirqItem::Kind::queue_timer || item.kind == SoftirqItem::Kind::irq_poll_again)
+    delivery_->deliver(kernel_->queue(item.index));
 }
 
 // ---- IRQ threads -----------------------------------------------------------------------

@@ -10,6 +10,8 @@
 #include "models/completion_delivery.h"
 #include "models/host_kernel.h"
 #include "models/host_queue.h"
+#include "models/sim_queue_env.h"
+#include "models/softirq_work.h"
 #include "sim/time.h"
 
 namespace nvmesim {
@@ -24,6 +26,8 @@ class HostInterrupts {
   bool end_hardirq(HostQueue& q);
   Duration begin_softirq(uint32_t core);
   bool end_softirq(uint32_t core);
+  Duration begin_ksoftirqd(uint32_t core);
+  bool end_ksoftirqd(uint32_t core);
   Duration begin_thread(HostQueue& q);
   bool end_thread(HostQueue& q);
   // One pass of the application's polling (io_uring IOPOLL) over a queue, inside the
@@ -31,6 +35,12 @@ class HostInterrupts {
   Duration app_poll(HostQueue& q);
 
  private:
+  // One item of softirq work: its cost. `in_run`: taken by the softirq task's run (which
+  // keeps irq_poll's per-CPU budget), not by ksoftirqd.
+  Duration softirq_item(uint32_t core, const SoftirqItem& item, bool in_run);
+  void rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration entry);
+  void finish_softirq_item(const SoftirqItem& item);
+
   HostKernel* kernel_;
   CompletionDelivery* delivery_;
 };
