@@ -81,6 +81,11 @@ json scenario_to_json(const Scenario& sc) {
   if (h.irq_poll.budget_per_cpu > 0 || h.irq_poll.rearm_from_poll_end)
     j["host"]["irq_poll"] = {{"budget_per_cpu", h.irq_poll.budget_per_cpu},
                              {"rearm_from_poll_end", h.irq_poll.rearm_from_poll_end}};
+  if (h.completion_ipi.active())
+    j["host"]["completion_ipi"] = {{"cores_per_llc", h.completion_ipi.cores_per_llc},
+                                   {"send_ns", h.completion_ipi.send.count_ns()},
+                                   {"latency_ns", h.completion_ipi.latency.count_ns()},
+                                   {"remote_per_cqe_ns", h.completion_ipi.remote_per_cqe.count_ns()}};
   if (h.irq_effective_cpu == IrqEffectiveCpu::fewest_vectors) j["host"]["irq_effective_cpu"] = "fewest_vectors";
   json drives = json::array();
   for (const auto& d : sc.drives) {

@@ -266,6 +266,15 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
     h.irq_poll.rearm_from_poll_end = pr.boolean("rearm_from_poll_end", false);
     pr.reject_unknown();
   }
+  if (r.ok() && !err && r.has("completion_ipi")) {
+    JsonReader cr(r.at("completion_ipi"), r.child("completion_ipi"), err);
+    h.completion_ipi.cores_per_llc = cr.u32("cores_per_llc", 0, 0, 4096);
+    h.completion_ipi.send = cr.duration("send_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    h.completion_ipi.latency = cr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    h.completion_ipi.remote_per_cqe =
+        cr.duration("remote_per_cqe_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    cr.reject_unknown();
+  }
   if (r.ok() && !err)
     h.irq_effective_cpu = r.choice("irq_effective_cpu", "first_in_mask", {"first_in_mask", "fewest_vectors"}) == "fewest_vectors"
                               ? IrqEffectiveCpu::fewest_vectors
@@ -309,7 +318,8 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
     h.*f.member = r.duration(f.key, h.*f.member, Duration::zero(), kMaxCost, Duration::ns(1));
   h.fsleep_slack_pct = r.u32("fsleep_slack_pct", h.fsleep_slack_pct, 0, 100);
   read_delivery(r, h, err);
-  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file", "msix_path", "softirq_limits", "irq_poll"});
+  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file", "msix_path", "softirq_limits", "irq_poll",
+                   "completion_ipi"});
   return h;
 }
 

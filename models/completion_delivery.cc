@@ -18,15 +18,15 @@ Duration CompletionDelivery::cost(const HostQueue& q, std::size_t first) const {
   return cost;
 }
 
-void CompletionDelivery::deliver(HostQueue& q) {
+void CompletionDelivery::deliver(std::vector<uint32_t>& rids) {
   std::vector<Job>& jobs = *jobs_;
   const std::vector<Request>& requests = *requests_;
-  for (uint32_t rid : q.drained) jobs[requests[rid].job].ready.push_back(rid);
-  for (uint32_t rid : q.drained) {
+  for (uint32_t rid : rids) jobs[requests[rid].job].ready.push_back(rid);
+  for (uint32_t rid : rids) {
     Job& j = jobs[requests[rid].job];
     if (j.blocked && j.wait_need > 0 && j.ready.size() >= j.wait_need) wake(j);
   }
-  q.drained.clear();
+  rids.clear();
 }
 
 void CompletionDelivery::wake(Job& j) {

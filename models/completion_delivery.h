@@ -27,7 +27,11 @@ class CompletionDelivery {
   // `first` on (charged to the drainer's segment).
   Duration cost(const HostQueue& q, std::size_t first) const;
   // Hands the queue's drained CQEs to their jobs; wakes jobs whose wait is satisfied.
-  void deliver(HostQueue& q);
+  void deliver(HostQueue& q) { deliver(q.drained); }
+  // The same for any list of completed requests (emptied).
+  void deliver(std::vector<uint32_t>& rids);
+  // The core of the job that submitted request `rid`.
+  uint32_t submitter_core(uint32_t rid) const { return (*jobs_)[(*requests_)[rid].job].core; }
   // Makes a blocked job runnable; its next segment pays the context switch.
   void wake(Job& j);
 

@@ -1,6 +1,8 @@
 #include "models/host_interrupts.h"
 
+#include <algorithm>
 #include <variant>
+#include <vector>
 
 #include "models/sim_drive_env.h"
 #include "models/sim_queue_env.h"
@@ -31,11 +33,11 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);
   if (obs.command_tracing())
     obs.hard_irq(q, kernel_->now(), static_cast<uint32_t>(q.drained.size() - before), false);
-  return cost + env.cost();
+  return cost + env.cost() + completion_ipi_cost(q, before);
 }
 
 bool HostInterrupts::end_hardirq(HostQueue& q) {
-  delivery_->deliver(q);
+  hand_off(q);
   if (q.apic_pending) {
     q.apic_pending = false;
     return true;
@@ -63,7 +65,7 @@ Duration HostInterrupts::begin_softirq(uint32_t core) {
 
 bool HostInterrupts::end_softirq(uint32_t core) {
   CoreSoftirq& s = kernel_->softirq(core);
-  finish_softirq_item(s.current);
+  finish_softirq_item(s.current, true);
   switch (s.run.after_item(kernel_->now(), s.work.size())) {
     case SoftirqRun::Next::item: return true;
     case SoftirqRun::Next::done: return false;
@@ -93,7 +95,7 @@ Duration HostInterrupts::begin_ksoftirqd(uint32_t core) {
 bool HostInterrupts::end_ksoftirqd(uint32_t core) {
   CoreSoftirq& s = kernel_->softirq(core);
   s.ksoftirqd_in_segment = false;
-  finish_softirq_item(s.ksoftirqd_current);
+  finish_softirq_item(s.ksoftirqd_current, false);
   return !s.work.empty();
 }
 
@@ -101,6 +103,14 @@ Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bo
   const HostProfile& h = kernel_->host();
   switch (item.kind) {
     case SoftirqItem::Kind::none: return Duration::zero();
+    case SoftirqItem::Kind::block_done: {
+      // The IPI's interrupt, BLOCK_SOFTIRQ, and each request's end on this core.
+      CoreSoftirq& s = kernel_->softirq(core);
+      std::vector<uint32_t>& taken = in_run ? s.remote_taken : s.ksoftirqd_remote_taken;
+      taken.insert(taken.end(), s.remote_done.begin(), s.remote_done.end());
+      s.remote_done.clear();  // llist_del_all: the next request sends a new IPI
+      return h.irq_entry + h.irq_exit + h.softirq_entry + h.completion_ipi.remote_per_cqe * static_cast<int64_t>(taken.size());
+    }
     case SoftirqItem::Kind::drive_monitor: {
       SimDriveEnv env(*kernel_, item.index);
       Duration next = std::visit([&](auto& p) { return p.on_monitor(env); }, *kernel_->drive(item.index).policy);
@@ -120,12 +130,13 @@ Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bo
   const std::size_t before = q.drained.size();
   policy::TimerStep step = std::visit([&](auto& p) { return p.on_timer(env); }, q.policy);
   if (step.rearm) rearm_poll(q, env, step.period, entry);
+  const Duration ipis = completion_ipi_cost(q, before);
   if (in_run && h.irq_poll.budget_per_cpu > 0) {
     CoreSoftirq& s = kernel_->softirq(core);
     s.poll_budget_left -= static_cast<int64_t>(q.drained.size() - before);
     if (s.poll_budget_left <= 0) s.run.end_pass();  // irq_poll re-raises itself
   }
-  return entry + env.cost();
+  return entry + env.cost() + ipis;
 }
 
 // The policy asked to poll again: at once (its whole budget used) or after `period`.
@@ -139,9 +150,49 @@ void HostInterrupts::rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period,
   env.arm_timer(ip.rearm_from_poll_end ? period + entry + env.cost() : period);
 }
 
-void HostInterrupts::finish_softirq_item(const SoftirqItem& item) {
+void HostInterrupts::finish_softirq_item(const SoftirqItem& item, bool in_run) {
   if (item.kind == SoftirqItem::Kind::queue_timer || item.kind == SoftirqItem::Kind::irq_poll_again)
-    delivery_->deliver(kernel_->queue(item.index));
+    hand_off(kernel_->queue(item.index));
+  if (item.kind == SoftirqItem::Kind::block_done) {
+    CoreSoftirq& s = kernel_->softirq(item.index);
+    delivery_->deliver(in_run ? s.remote_taken : s.ksoftirqd_remote_taken);
+  }
+}
+
+// ---- blk-mq completion on the submitting CPU ---------------------------------------------
+
+namespace {
+bool share_cache(uint32_t a, uint32_t b, uint32_t cores_per_llc) { return a / cores_per_llc == b / cores_per_llc; }
+}  // namespace
+
+Duration HostInterrupts::completion_ipi_cost(const HostQueue& q, std::size_t first) const {
+  const CompletionIpiSpec& ipi = kernel_->host().completion_ipi;
+  if (!ipi.active()) return Duration::zero();
+  // One IPI per remote core whose list is empty now (llist_add returns true once).
+  Duration cost;
+  std::vector<uint32_t> targets;
+  for (std::size_t i = first; i < q.drained.size(); ++i) {
+    const uint32_t c = delivery_->submitter_core(q.drained[i]);
+    if (c == q.core || share_cache(c, q.core, ipi.cores_per_llc)) continue;
+    if (std::find(targets.begin(), targets.end(), c) != targets.end()) continue;
+    targets.push_back(c);
+    if (kernel_->softirq(c).remote_done.empty()) cost += ipi.send;
+  }
+  return cost;
+}
+
+void HostInterrupts::hand_off(HostQueue& q) {
+  const CompletionIpiSpec& ipi = kernel_->host().completion_ipi;
+  if (ipi.active()) {
+    auto keep = q.drained.begin();
+    for (uint32_t rid : q.drained) {
+      const uint32_t c = delivery_->submitter_core(rid);
+      if (c == q.core || share_cache(c, q.core, ipi.cores_per_llc)) *keep++ = rid;
+      else kernel_->complete_on(c, rid);
+    }
+    q.drained.erase(keep, q.drained.end());
+  }
+  delivery_->deliver(q);
 }
 
 // ---- IRQ threads -----------------------------------------------------------------------
@@ -162,15 +213,16 @@ Duration HostInterrupts::begin_thread(HostQueue& q) {
     return cost;
   }
   SimQueueEnv env(*kernel_, q, Context::irq_thread);
+  const std::size_t before = q.drained.size();
   q.thread_step = std::visit([&](auto& p) { return p.on_thread(env); }, q.policy);
   q.thread_step_is_wait = false;
   q.thread_parking = q.thread_step.kind == policy::ThreadStep::Kind::park;
   if (q.thread_step.kind == policy::ThreadStep::Kind::resched) env.add_cost(h.cond_resched);
-  return cost + env.cost();
+  return cost + env.cost() + completion_ipi_cost(q, before);
 }
 
 bool HostInterrupts::end_thread(HostQueue& q) {
-  delivery_->deliver(q);
+  hand_off(q);
   if (q.thread_step_is_wait) return true;
   const HostProfile& h = kernel_->host();
   switch (q.thread_step.kind) {

@@ -39,7 +39,12 @@ class HostInterrupts {
   // keeps irq_poll's per-CPU budget), not by ksoftirqd.
   Duration softirq_item(uint32_t core, const SoftirqItem& item, bool in_run);
   void rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration entry);
-  void finish_softirq_item(const SoftirqItem& item);
+  void finish_softirq_item(const SoftirqItem& item, bool in_run);
+  // blk-mq's choice for the CQEs an interrupt-side context drained on q's core: the
+  // senders' cost of the completion IPIs they need (at the segment's start), and the
+  // hand-off, local or to the submitting cores (at its end).
+  Duration completion_ipi_cost(const HostQueue& q, std::size_t first) const;
+  void hand_off(HostQueue& q);
 
   HostKernel* kernel_;
   CompletionDelivery* delivery_;

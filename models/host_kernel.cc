@@ -116,6 +116,21 @@ void HostKernel::poll_again(HostQueue& q) {
   softirq(q.core).work.push_back(SoftirqItem{SoftirqItem::Kind::irq_poll_again, q.index, q.timer.arm(q.index).generation});
 }
 
+void HostKernel::complete_on(uint32_t c, uint32_t rid) {
+  CoreSoftirq& s = softirq(c);
+  const bool first = s.remote_done.empty();
+  s.remote_done.push_back(rid);
+  if (!first) return;
+  ++s.completion_ipis;
+  m_.eq->schedule_in(host().completion_ipi.latency, &HostKernel::on_completion_ipi, this, c);
+}
+
+// The IPI's handler raises BLOCK_SOFTIRQ, which finishes the requests on the list.
+void HostKernel::on_completion_ipi(void* self, uint64_t c) {
+  auto* k = static_cast<HostKernel*>(self);
+  k->raise_softirq(static_cast<uint32_t>(c), SoftirqItem{SoftirqItem::Kind::block_done, static_cast<uint32_t>(c), 0});
+}
+
 void HostKernel::wake_ksoftirqd(uint32_t c) {
   CoreSoftirq& s = softirq(c);
   ++s.handed_to_ksoftirqd;

@@ -60,6 +60,9 @@ class HostKernel {
   // The queue's irq_poll entry goes back on its core's list, polled again in the next
   // pass of the running softirq (no timer): lib/irq_poll.c after a full-weight poll.
   void poll_again(HostQueue& q);
+  // blk-mq sends request `rid` to `core` to be finished there (llist_add; the IPI goes
+  // when the list was empty).
+  void complete_on(uint32_t core, uint32_t rid);
   // The core's ksoftirqd takes the softirq work that a run left pending.
   void wake_ksoftirqd(uint32_t core);
 
@@ -79,6 +82,7 @@ class HostKernel {
   static void on_timer(void* self, uint64_t token);
   static void on_thread_wake(void* self, uint64_t token);
   static void on_monitor(void* self, uint64_t drive);
+  static void on_completion_ipi(void* self, uint64_t core);
   // The message for queue `q`'s vector reaches its core `after` from now.
   void deliver_irq(const HostQueue& q, Duration after);
   void raise_softirq(uint32_t core, SoftirqItem item);

@@ -92,6 +92,19 @@ struct IrqPollSpec {
   bool rearm_from_poll_end = false;  // the poll timer counts its period from the poll's end
 };
 
+// blk-mq's completion on the submitting CPU (block/blk-mq.c, blk_mq_complete_need_ipi,
+// rq_affinity=1 / QUEUE_FLAG_SAME_COMP): a request completed by an interrupt-side context
+// on a core that shares no cache with the submitting core is sent there by an IPI and
+// finished in that core's BLOCK_SOFTIRQ. cores_per_llc == 0: every core shares one cache
+// (off: completions are handed over where they are reaped).
+struct CompletionIpiSpec {
+  uint32_t cores_per_llc = 0;  // cores c and d share a cache iff c / n == d / n
+  Duration send;               // the sender: llist_add + IPI (x2APIC ICR write)
+  Duration latency;            // IPI send -> the target core takes it
+  Duration remote_per_cqe;     // end-of-request work on the submitting core, per request
+  bool active() const { return cores_per_llc > 0; }
+};
+
 // Which CPU of a vector's affinity mask takes its interrupts (its effective affinity).
 // first_in_mask: the lowest CPU (today's model). fewest_vectors: the CPU of the mask with
 // the fewest vectors already placed, as x86's vector matrix does for managed interrupts
@@ -129,6 +142,7 @@ struct HostProfile {
   SoftirqLimits softirq_limits;
   IrqPollSpec irq_poll;
   IrqEffectiveCpu irq_effective_cpu = IrqEffectiveCpu::first_in_mask;
+  CompletionIpiSpec completion_ipi;
 };
 
 }  // namespace nvmesim
