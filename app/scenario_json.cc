@@ -106,6 +106,7 @@ json scenario_to_json(const Scenario& sc) {
                         {"admin_command_ns", p.admin_command.count_ns()},
                         {"arbitration_burst", p.arbitration_burst}}}});
     json& prof = drives.back()["profile"];
+    if (p.msix_table_size > 0) prof["msix_table_size"] = p.msix_table_size;
     if (p.coalescing_timer == CoalescingTimer::controller) prof["coalescing_timer"] = "controller";
     if (p.coalescing_count_restart == CoalescingRestart::on_cq_doorbell)
       prof["coalescing_count_restart"] = "on_cq_doorbell";

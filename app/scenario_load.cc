@@ -225,6 +225,7 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
   d.msix_delivery = r.duration("msix_delivery_ns", d.msix_delivery, Duration::zero(), kMaxLatency, Duration::ns(1));
   d.admin_command = r.duration("admin_command_ns", d.admin_command, Duration::zero(), kMaxLatency, Duration::ns(1));
   d.arbitration_burst = r.u32("arbitration_burst", d.arbitration_burst, 1, 65536);
+  d.msix_table_size = r.u32("msix_table_size", 0, 0, 2048);
   d.coalescing_timer = r.choice("coalescing_timer", "per_vector", {"per_vector", "controller"}) == "controller"
                            ? CoalescingTimer::controller
                            : CoalescingTimer::per_vector;

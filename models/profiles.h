@@ -51,6 +51,12 @@ struct DeviceProfile {
   Duration msix_delivery = Duration::ns(700);   // MSI-X write -> handler may start on the core
   Duration admin_command = Duration::us(20);    // e.g. Set Features, doorbell to CQE
   uint32_t arbitration_burst = 8;               // SQEs taken from one SQ per RR turn
+  // MSI-X table size. 0: the simulator's simplified shape (one vector per I/O queue, the
+  // admin queue sharing the first, so a one-queue drive has a shared vector). Else the
+  // driver's rule (drivers/nvme/host/pci.c, nvme_setup_io_queues): num_vecs = min(I/O
+  // queues + 1, table), I/O queues = max(num_vecs - 1, 1), a dedicated vector per queue
+  // iff num_vecs > 1.
+  uint32_t msix_table_size = 0;
   CoalescingTimer coalescing_timer = CoalescingTimer::per_vector;
   CoalescingRestart coalescing_count_restart = CoalescingRestart::on_signal;
 };

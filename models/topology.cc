@@ -71,7 +71,14 @@ std::vector<DriveShape> Topology::simulated_drives(const Scenario& sc) {
   std::vector<DriveShape> shapes;
   for (const DriveSpec& d : sc.drives) {
     uint32_t nq = std::min(sc.io_queues ? sc.io_queues : sc.host.cores, d.profile.max_io_queues);
-    shapes.push_back(DriveShape{nq, VectorShape{nq, false}});
+    if (d.profile.msix_table_size == 0) {
+      shapes.push_back(DriveShape{nq, VectorShape{nq, false}});
+      continue;
+    }
+    // The driver asks for one vector per I/O queue plus the admin queue's, and makes do
+    // with what the table gives.
+    const uint32_t vecs = std::min(nq + 1, d.profile.msix_table_size);
+    shapes.push_back(DriveShape{std::max(vecs - 1, 1u), VectorShape{vecs, false}});
   }
   return shapes;
 }

@@ -49,7 +49,8 @@ class Topology {
 
   // The simulator's shape of a scenario: one I/O queue per core unless io_queues says
   // otherwise, capped by the drive, and one vector per I/O queue (the admin queue shares
-  // the first, as when the kernel gets no more vectors than I/O queues).
+  // the first, as when the kernel gets no more vectors than I/O queues) -- or, when the
+  // drive's profile gives its MSI-X table size, the driver's num_vecs rule.
   static std::vector<DriveShape> simulated_drives(const Scenario& sc);
   static Topology of(const Scenario& sc);
 
