@@ -73,6 +73,18 @@ TEST(SoftirqRun, AnExhaustedPollBudgetEndsThePassEarly) {
 
 using nlohmann::json;
 
+// The shipped host profile turns every delivery mechanism on; these tests switch off all
+// but the one they isolate.
+const std::vector<std::string> kDeliveryOff = {
+    "host.msix_path.messages_per_s=0", "host.softirq_limits.max_restart=0", "host.irq_poll.budget_per_cpu=0",
+    "host.irq_poll.rearm_from_poll_end=false", "host.completion_ipi.cores_per_llc=0"};
+
+std::vector<std::string> with(std::vector<std::string> set) {
+  std::vector<std::string> out = kDeliveryOff;
+  out.insert(out.end(), set.begin(), set.end());
+  return out;
+}
+
 int64_t sum_counter(const json& r, const char* key) {
   int64_t s = 0;
   for (const auto& q : r["queues"]) s += q["counters"][key].get<int64_t>();
@@ -83,12 +95,12 @@ int64_t sum_counter(const json& r, const char* key) {
 // and irq_poll polls again. Off: each re-poll is a fresh timer expiry. Linux's way:
 // the re-poll stays in the softirq run and is no expiry.
 TEST(IrqPoll, ARePollInTheSameSoftirqRunIsNoTimerExpiry) {
-  const json off = testing::default_short({"policy.name=rate", "policy.params.budget=4", "policy.params.window=256"});
+  const json off = testing::default_short(with({"policy.name=rate", "policy.params.budget=4", "policy.params.window=256"}));
   const int64_t polls_off = sum_counter(off, "poll_useful") + sum_counter(off, "poll_empty");
   ASSERT_GT(polls_off, 0);
   EXPECT_EQ(sum_counter(off, "timer_expiries"), polls_off);
-  json on = testing::default_short({"policy.name=rate", "policy.params.budget=4", "policy.params.window=256",
-                                    "host.irq_poll.budget_per_cpu=256"});
+  json on = testing::default_short(with({"policy.name=rate", "policy.params.budget=4", "policy.params.window=256",
+                                         "host.irq_poll.budget_per_cpu=256"}));
   const int64_t polls_on = sum_counter(on, "poll_useful") + sum_counter(on, "poll_empty");
   ASSERT_GT(polls_on, 0);
   EXPECT_LT(sum_counter(on, "timer_expiries"), polls_on);
@@ -98,11 +110,15 @@ TEST(IrqPoll, ARePollInTheSameSoftirqRunIsNoTimerExpiry) {
 // pass shared by polls of 4 CQEs at QD1024) hands it to ksoftirqd; off, it never does. ksoftirqd's time is
 // softirq time either way.
 TEST(Ksoftirqd, TheLimitsHandWorkToKsoftirqdOnlyWhenOn) {
-  auto handed = [](std::vector<std::string> set) {
-    set.insert(set.begin(), {"duration_us=4000", "warmup_us=3000", "policy.name=rate", "policy.params.budget=4",
-                             "policy.params.window=256", "host.irq_poll.budget_per_cpu=1"});
+  auto handed = [](const std::vector<std::string>& set) {
+    // Later overrides win: the others off, irq_poll's per-CPU budget at 1, then `set`.
+    std::vector<std::string> all = {"duration_us=4000", "warmup_us=3000", "policy.name=rate",
+                                    "policy.params.budget=4", "policy.params.window=256"};
+    all.insert(all.end(), kDeliveryOff.begin(), kDeliveryOff.end());
+    all.push_back("host.irq_poll.budget_per_cpu=1");
+    all.insert(all.end(), set.begin(), set.end());
     LoadOptions o;
-    o.overrides = std::move(set);
+    o.overrides = std::move(all);
     auto loaded = std::get<LoadedScenario>(load_scenario_file(default_scenarios_dir() + "/default.json", o));
     System sys(loaded.scenario);
     sys.run();
