@@ -124,7 +124,7 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
 bool adaptive(const policy::PolicyInfo& p) { return p.per_drive() || p.eligibility == policy::Eligibility::dedicated_vector; }
 
 // Per adaptive queue or drive, its share of the window in each mode, and a warning for
-// each that never changed mode inside the window (its figures are its starting mode's).
+// those that never changed mode inside the window (the window measured one mode).
 void add_mode_shares(const Scenario& sc, results::RunRecord& r) {
   const int64_t from = sc.warmup.count_ns();
   const int64_t to = from + sc.duration.count_ns();
@@ -135,20 +135,22 @@ void add_mode_shares(const Scenario& sc, results::RunRecord& r) {
     if (!p || !adaptive(*p) || p->per_drive()) continue;
     if (q.timeline_dropped > 0) continue;  // the kept timeline stops early: no shares
     q.mode_share = results::mode_shares(q.timeline, q.final_mode, from, to);
-    if (!results::changed_within(q.timeline, from, to) && idle_queues++ == 0)
-      first_idle = "queue " + std::to_string(q.queue) + " (" + q.final_mode + ")";
+    // No change inside: one mode has the whole window.
+    if (!results::changed_within(q.timeline, from, to) && !q.mode_share.empty() && idle_queues++ == 0)
+      first_idle = "queue " + std::to_string(q.queue) + ", " + q.mode_share.begin()->first + " throughout";
   }
   if (idle_queues > 0)
     r.warnings.push_back(sc.policy.name + " made no mode change inside the measured window on " +
-                         std::to_string(idle_queues) + " queue(s), first " + first_idle +
-                         ": their figures are that mode's, not the policy's decisions");
+                         std::to_string(idle_queues) + " queue(s) (first: " + first_idle +
+                         "): the window measured one mode of each, not the policy's switching");
   const policy::PolicyInfo* p = policy::find_policy(sc.policy.name);
   if (!p || !p->per_drive()) return;
   for (results::DriveRecord& d : r.drives) {
     d.mode_share = results::mode_shares(d.timeline, d.final_mode, from, to);
-    if (!results::changed_within(d.timeline, from, to))
+    if (!results::changed_within(d.timeline, from, to) && !d.mode_share.empty())
       r.warnings.push_back(sc.policy.name + " made no mode change inside the measured window on drive " + d.name +
-                           ": its figures are mode " + d.final_mode + "'s, not the policy's decisions");
+                           " (" + d.mode_share.begin()->first +
+                           " throughout): the window measured one mode, not the policy's switching");
   }
 }
 
