@@ -29,7 +29,8 @@ json engine_to_json(const EngineCosts& e) {
   return {{"syscall_ns", e.syscall.count_ns()},
           {"submit_per_io_ns", e.submit_per_io.count_ns()},
           {"reap_per_io_ns", e.reap_per_io.count_ns()},
-          {"post_per_io_ns", e.post_per_io.count_ns()}};
+          {"post_per_io_ns", e.post_per_io.count_ns()},
+          {"completion", choice_name(kCompletionPostingNames, e.posting)}};
 }
 
 
@@ -68,7 +69,17 @@ json scenario_to_json(const Scenario& sc) {
                {"cond_resched_ns", h.cond_resched.count_ns()},
                {"fsleep_slack_pct", h.fsleep_slack_pct},
                {"fsleep_busy_max_ns", h.fsleep_busy_max.count_ns()},
-               {"admin_submit_ns", h.admin_submit.count_ns()}};
+               {"admin_submit_ns", h.admin_submit.count_ns()},
+               {"irq_indirect_ns", h.irq_indirect.count_ns()},
+               {"timer_expiry", choice_name(kTimerExpiryNames, h.timer_expiry)},
+               {"timer_slack", choice_name(kTimerSlackNames, h.timer_slack)},
+               {"cqe_cost", choice_name(kCqeCostNames, h.cqe_cost)},
+               {"cqe_work_ns", h.cqe_work.count_ns()},
+               {"cqe_cold_ns", h.cqe_cold.count_ns()},
+               {"task_work_add_ns", h.task_work_add.count_ns()},
+               {"switch_out_ns", h.switch_out.count_ns()},
+               {"idle_entry_ns", h.idle_entry.count_ns()},
+               {"idle_exit_ns", h.idle_exit.count_ns()}};
   // The delivery mechanisms appear only when switched on, so results of profiles
   // without them stay as they were.
   if (h.msix_path.active())
@@ -134,6 +145,7 @@ json scenario_to_json(const Scenario& sc) {
                {"rate_iops", js.rate_iops},
                {"rate_process", js.rate_process == RateProcess::poisson ? "poisson" : "linear"}};
     if (!cpus.empty()) jj["cpus_allowed"] = cpus;
+    if (js.completion) jj["completion"] = choice_name(kCompletionPostingNames, *js.completion);
     jobs.push_back(jj);
   }
   j["jobs"] = jobs;

@@ -282,6 +282,20 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
                               : IrqEffectiveCpu::first_in_mask;
 }
 
+// A choice among `names` (an enum's words, in its order) as that enum.
+template <class Enum, std::size_t N>
+Enum read_choice(JsonReader& r, const std::string& key, Enum def, const std::array<const char*, N>& names) {
+  std::string got = r.string(key, names[static_cast<std::size_t>(def)]);
+  for (std::size_t i = 0; i < N; ++i)
+    if (got == names[i]) return static_cast<Enum>(i);
+  if (r.ok()) {
+    std::string list;
+    for (const char* c : names) list += (list.empty() ? "" : ", ") + std::string(c);
+    r.fail(key, "must be one of " + list + ", got \"" + got + "\"");
+  }
+  return def;
+}
+
 void read_engine(JsonReader& r, const std::string& key, EngineCosts& e, std::optional<InputError>& err) {
   if (!r.has(key)) return;
   JsonReader er(r.at(key), r.child(key), err);
@@ -289,6 +303,7 @@ void read_engine(JsonReader& r, const std::string& key, EngineCosts& e, std::opt
   e.submit_per_io = er.duration("submit_per_io_ns", e.submit_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
   e.reap_per_io = er.duration("reap_per_io_ns", e.reap_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
   e.post_per_io = er.duration("post_per_io_ns", e.post_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
+  e.posting = read_choice(er, "completion", e.posting, kCompletionPostingNames);
   er.reject_unknown();
 }
 
@@ -314,13 +329,20 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
       {"hrtimer_arm_ns", &HostProfile::hrtimer_arm},     {"hrtimer_expiry_ns", &HostProfile::hrtimer_expiry},
       {"timer_slack_min_ns", &HostProfile::timer_slack_min}, {"cond_resched_ns", &HostProfile::cond_resched},
       {"fsleep_busy_max_ns", &HostProfile::fsleep_busy_max}, {"admin_submit_ns", &HostProfile::admin_submit},
+      {"irq_indirect_ns", &HostProfile::irq_indirect},   {"cqe_work_ns", &HostProfile::cqe_work},
+      {"cqe_cold_ns", &HostProfile::cqe_cold},           {"task_work_add_ns", &HostProfile::task_work_add},
+      {"switch_out_ns", &HostProfile::switch_out},       {"idle_entry_ns", &HostProfile::idle_entry},
+      {"idle_exit_ns", &HostProfile::idle_exit},
   };
   for (const auto& f : kFields)
     h.*f.member = r.duration(f.key, h.*f.member, Duration::zero(), kMaxCost, Duration::ns(1));
   h.fsleep_slack_pct = r.u32("fsleep_slack_pct", h.fsleep_slack_pct, 0, 100);
+  h.timer_expiry = read_choice(r, "timer_expiry", h.timer_expiry, kTimerExpiryNames);
+  h.timer_slack = read_choice(r, "timer_slack", h.timer_slack, kTimerSlackNames);
+  h.cqe_cost = read_choice(r, "cqe_cost", h.cqe_cost, kCqeCostNames);
   read_delivery(r, h, err);
   r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file", "msix_path", "softirq_limits", "irq_poll",
-                   "completion_ipi"});
+                    "completion_ipi"});
   return h;
 }
 
@@ -369,6 +391,7 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
   if (r.ok() && js.rate_iops > 0 && js.rate_iops < kMinRateIops)
     r.fail("rate_iops", "must be 0 (closed loop) or >= 0.001, got " + json_excerpt(r.at("rate_iops")));
   js.rate_process = r.choice("rate_process", "linear", {"linear", "poisson"}) == "poisson" ? RateProcess::poisson : RateProcess::linear;
+  if (r.has("completion")) js.completion = read_choice(r, "completion", CompletionPosting{}, kCompletionPostingNames);
   if (!r.ok()) return js;
   if (js.iodepth_batch_submit > js.iodepth)
     r.fail("iodepth_batch_submit", "must be <= iodepth (" + std::to_string(js.iodepth) + "), got " + std::to_string(js.iodepth_batch_submit));

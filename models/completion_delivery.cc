@@ -1,16 +1,40 @@
 #include "models/completion_delivery.h"
 
 namespace nvmesim {
+namespace {
 
-Duration CompletionDelivery::cost(const HostQueue& q, std::size_t first) const {
+bool wakes_each(CompletionPosting p) {
+  return p == CompletionPosting::in_completer_wake_each || p == CompletionPosting::in_task_wake_each;
+}
+
+// Whether a hand-off to job `j`, with `not_yet_ready` of its completions still to be
+// added to j.ready, wakes it.
+bool wakes(const Job& j, std::size_t not_yet_ready) {
+  if (!j.blocked || j.wait_need == 0) return false;
+  return wakes_each(j.costs.posting) || j.ready.size() + not_yet_ready >= j.wait_need;
+}
+
+}  // namespace
+
+bool CompletionDelivery::posted_by_task(const Job& j, Context ctx) {
+  // The polling application reaps in its own context: it posts directly (io_do_iopoll).
+  return ctx != Context::app && (j.costs.posting == CompletionPosting::in_task_wake_each ||
+                                 j.costs.posting == CompletionPosting::in_task_wake_at_min);
+}
+
+Duration CompletionDelivery::cost(const HostQueue& q, std::size_t first, Context ctx) const {
   const std::vector<Job>& jobs = *jobs_;
   const std::vector<Request>& requests = *requests_;
   Duration cost;
-  for (std::size_t i = first; i < q.drained.size(); ++i) cost += jobs[requests[q.drained[i]].job].costs.post_per_io;
-  // A blocked job whose wait these completions satisfy is woken by the drainer.
   for (std::size_t i = first; i < q.drained.size(); ++i) {
     const Job& j = jobs[requests[q.drained[i]].job];
-    if (j.blocked && j.wait_need > 0 && j.ready.size() + (q.drained.size() - first) >= j.wait_need) {
+    cost += posted_by_task(j, ctx) ? host_->task_work_add : j.costs.post_per_io;
+  }
+  // A blocked job whose wait these completions satisfy (or, waking each time, any blocked
+  // job they are for) is woken by the drainer.
+  for (std::size_t i = first; i < q.drained.size(); ++i) {
+    const Job& j = jobs[requests[q.drained[i]].job];
+    if (wakes(j, q.drained.size() - first)) {
       cost += host_->wakeup;
       break;
     }
@@ -18,17 +42,22 @@ Duration CompletionDelivery::cost(const HostQueue& q, std::size_t first) const {
   return cost;
 }
 
-void CompletionDelivery::deliver(std::vector<uint32_t>& rids) {
+void CompletionDelivery::deliver(HostQueue& q, Context ctx) { deliver(q.drained, ctx); }
+
+void CompletionDelivery::deliver(std::vector<uint32_t>& rids, Context ctx) {
   std::vector<Job>& jobs = *jobs_;
   const std::vector<Request>& requests = *requests_;
-  for (uint32_t rid : rids) jobs[requests[rid].job].ready.push_back(rid);
   for (uint32_t rid : rids) {
     Job& j = jobs[requests[rid].job];
-    if (j.blocked && j.wait_need > 0 && j.ready.size() >= j.wait_need) wake(j);
+    j.ready.push_back(rid);
+    if (posted_by_task(j, ctx)) ++j.unposted;
+  }
+  for (uint32_t rid : rids) {
+    Job& j = jobs[requests[rid].job];
+    if (wakes(j, 0)) wake(j);
   }
   rids.clear();
 }
-
 void CompletionDelivery::wake(Job& j) {
   j.blocked = false;
   j.task.woken = true;

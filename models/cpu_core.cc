@@ -43,6 +43,30 @@ void Core::preempt_for(Context context) {
   }
 }
 
+Duration Core::overhead_before(const Task& t) {
+  Duration cost;
+  if (in_idle_) {
+    // Woken during the idle entry: the entry completes first; after it: C-state exit.
+    in_idle_ = false;
+    const Time now = eq_->now();
+    cost += now < idle_reached_ ? idle_reached_ - now : costs_.idle_exit;
+  }
+  cost += switch_out_owed_;
+  switch_out_owed_ = Duration::zero();
+  if (t.context == Context::app || t.context == Context::irq_thread) {
+    cost += pollution_;
+    pollution_ = Duration::zero();
+  }
+  return cost;
+}
+
+void Core::go_idle() {
+  if (in_idle_) return;
+  in_idle_ = true;
+  idle_reached_ = eq_->now() + switch_out_owed_ + costs_.idle_entry;
+  switch_out_owed_ = Duration::zero();
+}
+
 void Core::dispatch() {
   for (auto& f : rq_) {
     if (!f.head) continue;
@@ -51,13 +75,14 @@ void Core::dispatch() {
     if (!f.head) f.tail = nullptr;
     t->next = nullptr;
     running_ = t;
-    Duration cost;
+    segment_overhead_ = overhead_before(*t);
+    Duration cost = segment_overhead_;
     if (t->preempted) {
       t->preempted = false;
-      cost = t->remaining;
+      cost += t->remaining;
     } else {
       in_begin_ = true;
-      cost = owner_.begin(owner_.self, *t);
+      cost += owner_.begin(owner_.self, *t);
       in_begin_ = false;
     }
     assert(cost >= Duration::zero());
@@ -76,6 +101,7 @@ void Core::dispatch() {
     }
     return;
   }
+  go_idle();
 }
 
 void Core::on_segment_end(void* self, uint64_t gen) {
@@ -91,7 +117,13 @@ void Core::on_segment_end(void* self, uint64_t gen) {
   c->in_end_ = true;
   bool again = c->owner_.end(c->owner_.self, *t);
   c->in_end_ = false;
-  if (again) c->push_back(*t); else t->queued = false;
+  if (again) {
+    c->push_back(*t);
+  } else {
+    t->queued = false;
+    // A task (not an interrupt) that stops here blocks, parks or sleeps: it switches out.
+    if (t->context == Context::app || t->context == Context::irq_thread) c->switch_out_owed_ = c->costs_.switch_out;
+  }
   c->dispatch();
 }
 

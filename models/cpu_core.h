@@ -31,6 +31,7 @@ struct Task {
   bool queued = false;     // in a run queue or running
   bool preempted = false;  // resumes with `remaining`
   bool woken = false;      // next segment pays a context switch
+  bool timer_irq = false;  // a core's local timer interrupt (hard IRQ, index = core)
   bool ksoftirqd = false;  // an app-level task that runs softirq work (index: its core)
   // The level its CPU time is counted in: ksoftirqd's work is softirq time.
   Context accounted() const { return ksoftirqd ? Context::softirq : context; }
@@ -46,6 +47,14 @@ struct CoreOwner {
   // Optional: told every interval a task actually ran (for traces). Null when not tracing.
   void* tracer = nullptr;
   void (*ran)(void* tracer, const Task& t, Time start, Time end) = nullptr;
+};
+
+// What a core pays around its tasks' segments, beyond the segments themselves (issue 10,
+// items 1 and 6). All zero: a core runs segments back to back, as the model did before.
+struct CoreCosts {
+  Duration switch_out;  // a task that blocks, parks or sleeps leaves the core
+  Duration idle_entry;  // nothing runnable: the core enters its idle state
+  Duration idle_exit;   // C-state exit latency, paid by what runs first after idle
 };
 
 class Core {
@@ -65,6 +74,19 @@ class Core {
     owner_.ran = ran;
   }
   void reset_accounting() { busy_ = {}; }
+  void set_costs(const CoreCosts& costs) { costs_ = costs; }
+
+  // An interrupt's indirect cost (cache, TLB and branch-predictor pollution), owed by the
+  // next application or IRQ-thread segment to run here -- the interrupted task resuming,
+  // or whatever runs next -- not by the handler. The debt does not add up over several
+  // interrupts before a task runs: it is the refill of the task's working set that
+  // handlers evicted, and back-to-back handlers evict the same lines (their own code and
+  // data), so a cache is cold only once. It is the largest of the debts owed.
+  void add_pollution(Duration d) { pollution_ = max(pollution_, d); }
+  Duration pollution() const { return pollution_; }
+  // What the segment being planned pays before its own work starts (its owner plans the
+  // work as starting that much later).
+  Duration segment_overhead() const { return segment_overhead_; }
 
  private:
   struct Fifo {
@@ -76,6 +98,10 @@ class Core {
   void push_front(Task& t);
   void dispatch();
   void preempt_for(Context context);
+  // What the segment of `t` starting now pays before its own work: pollution owed,
+  // a switch-out left by the task before, the rest of an idle entry or a C-state exit.
+  Duration overhead_before(const Task& t);
+  void go_idle();
 
   sim::EventQueue* eq_;
   CoreOwner owner_;
@@ -89,6 +115,12 @@ class Core {
   bool in_begin_ = false;
   bool check_preempt_ = false;
   std::array<Duration, kContexts> busy_{};
+  CoreCosts costs_;
+  Duration pollution_;
+  Duration segment_overhead_;
+  Duration switch_out_owed_;  // the task that just left the core still switching out
+  bool in_idle_ = true;       // cores start idle
+  Time idle_reached_;         // when the idle entry is (or was) complete
 };
 
 }  // namespace nvmesim

@@ -2,8 +2,19 @@
 
 namespace nvmesim {
 
+Duration CqReaper::cqe_cost(Context ctx) const {
+  if (host_->cqe_cost == CqeCost::same_code) return host_->cqe_work;
+  return ctx == Context::hardirq ? host_->irq_per_cqe : host_->poll_per_cqe;
+}
+
+Duration CqReaper::cold_start(HostQueue& q) const {
+  if (host_->cqe_cost != CqeCost::same_code || !q.reaper_cold) return Duration::zero();
+  q.reaper_cold = false;
+  return host_->cqe_cold;
+}
+
 CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, uint32_t budget) {
-  const Duration per_cqe = ctx == Context::hardirq ? host_->irq_per_cqe : host_->poll_per_cqe;
+  const Duration per_cqe = cqe_cost(ctx);
   Device& dev = *(*devices_)[q.drive];
   const bool trace_commands = obs_->command_tracing();
   const std::size_t first = q.drained.size();
@@ -20,7 +31,8 @@ CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, ui
   }
   if (n == 0) return {};
   Reaped r{n, per_cqe * n + host_->doorbell_mmio};
-  r.cost += delivery_->cost(q, first);
+  r.cost += cold_start(q);
+  r.cost += delivery_->cost(q, first, ctx);
   dev.cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
   (*drives_)[q.drive].inflight_add(now, -static_cast<int64_t>(n));
   q.counters.completions += n;

@@ -36,6 +36,15 @@ class CqReaper {
   Reaped reap(HostQueue& q, Context ctx, Time now, Time at, uint32_t budget);
 
  private:
+  // One CQE's completion work in `ctx`, by the host's cqe_cost: the same code everywhere
+  // (same_code), or the model as it was (by_context).
+  Duration cqe_cost(Context ctx) const;
+  // same_code: a drain that starts on cold caches (after an interrupt, a timer or a
+  // switch-in; not in a polling loop) pays cqe_cold once -- the completion path's code
+  // and the queue's structures are missed once per drain, while each request's own data
+  // was written by the device or another core and is cold in every context alike.
+  Duration cold_start(HostQueue& q) const;
+
   const HostProfile* host_;
   std::vector<std::unique_ptr<Device>>* devices_;
   std::vector<HostDrive>* drives_;

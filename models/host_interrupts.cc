@@ -6,6 +6,7 @@
 
 #include "models/sim_drive_env.h"
 #include "models/sim_queue_env.h"
+#include "models/timer_slack.h"
 
 namespace nvmesim {
 
@@ -15,6 +16,7 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
   const HostProfile& h = kernel_->host();
   RunObserver& obs = kernel_->observer();
   Duration cost = h.irq_entry + h.irq_exit;
+  q.reaper_cold = true;
   if (q.irq_disabled) {
     // disable_irq_nosync was called: the flow handler masks the entry and marks the
     // interrupt for replay, without running the handler.
@@ -28,7 +30,7 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
     }
     return cost;
   }
-  SimQueueEnv env(*kernel_, q, Context::hardirq, h.irq_entry);
+  SimQueueEnv env(*kernel_, q, Context::hardirq, kernel_->segment_overhead(q.core) + h.irq_entry);
   std::size_t before = q.drained.size();
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);
   if (obs.command_tracing())
@@ -37,7 +39,8 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
 }
 
 bool HostInterrupts::end_hardirq(HostQueue& q) {
-  hand_off(q);
+  hand_off(q, Context::hardirq);
+  kernel_->interrupt_returned(q.core);
   if (q.apic_pending) {
     q.apic_pending = false;
     return true;
@@ -101,6 +104,7 @@ bool HostInterrupts::end_ksoftirqd(uint32_t core) {
 
 Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bool in_run) {
   const HostProfile& h = kernel_->host();
+  const bool folded = h.timer_expiry == TimerExpiry::folded;
   switch (item.kind) {
     case SoftirqItem::Kind::none: return Duration::zero();
     case SoftirqItem::Kind::block_done: {
@@ -115,7 +119,7 @@ Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bo
       SimDriveEnv env(*kernel_, item.index);
       Duration next = std::visit([&](auto& p) { return p.on_monitor(env); }, *kernel_->drive(item.index).policy);
       kernel_->schedule_monitor(item.index, next);
-      return h.hrtimer_expiry + env.cost();
+      return (folded ? h.hrtimer_expiry : h.softirq_entry) + env.cost();
     }
     case SoftirqItem::Kind::queue_timer:
     case SoftirqItem::Kind::irq_poll_again: break;
@@ -124,12 +128,17 @@ Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bo
   const bool expiry = item.kind == SoftirqItem::Kind::queue_timer;
   if (!expiry && !q.timer.current(sim::TimerToken{q.index, item.generation})) return Duration::zero();  // stopped
   // A re-poll in the same softirq run pays no timer interrupt and no softirq entry.
-  const Duration entry = expiry ? h.hrtimer_expiry + h.softirq_entry : Duration::zero();
-  SimQueueEnv env(*kernel_, q, Context::softirq, entry);
-  if (expiry) ++q.counters.timer_expiries;
+  // Folded: the expiry's whole cost is here; else the timer interrupt paid for it.
+  const Duration entry =
+      expiry ? (folded ? h.hrtimer_expiry : Duration::zero()) + h.softirq_entry : Duration::zero();
+  SimQueueEnv env(*kernel_, q, Context::softirq, kernel_->segment_overhead(core) + entry);
+  if (expiry) {
+    ++q.counters.timer_expiries;
+    q.reaper_cold = true;
+  }
   const std::size_t before = q.drained.size();
   policy::TimerStep step = std::visit([&](auto& p) { return p.on_timer(env); }, q.policy);
-  if (step.rearm) rearm_poll(q, env, step.period, entry);
+  if (step.rearm) rearm_poll(q, env, step.period, kernel_->segment_overhead(core) + entry);
   const Duration ipis = completion_ipi_cost(q, before);
   if (in_run && h.irq_poll.budget_per_cpu > 0) {
     CoreSoftirq& s = kernel_->softirq(core);
@@ -140,22 +149,22 @@ Duration HostInterrupts::softirq_item(uint32_t core, const SoftirqItem& item, bo
 }
 
 // The policy asked to poll again: at once (its whole budget used) or after `period`.
-void HostInterrupts::rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration entry) {
+void HostInterrupts::rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration before) {
   const IrqPollSpec& ip = kernel_->host().irq_poll;
   if (period == Duration::zero() && ip.budget_per_cpu > 0) {
     kernel_->poll_again(q);  // lib/irq_poll.c: stays on the CPU's list, no new timer
     return;
   }
   // From the poll's end (hrtimer_start when the poll is done) or from its start.
-  env.arm_timer(ip.rearm_from_poll_end ? period + entry + env.cost() : period);
+  env.arm_timer(ip.rearm_from_poll_end ? period + before + env.cost() : period);
 }
 
 void HostInterrupts::finish_softirq_item(const SoftirqItem& item, bool in_run) {
   if (item.kind == SoftirqItem::Kind::queue_timer || item.kind == SoftirqItem::Kind::irq_poll_again)
-    hand_off(kernel_->queue(item.index));
+    hand_off(kernel_->queue(item.index), Context::softirq);
   if (item.kind == SoftirqItem::Kind::block_done) {
     CoreSoftirq& s = kernel_->softirq(item.index);
-    delivery_->deliver(in_run ? s.remote_taken : s.ksoftirqd_remote_taken);
+    delivery_->deliver(in_run ? s.remote_taken : s.ksoftirqd_remote_taken, Context::softirq);
   }
 }
 
@@ -181,7 +190,7 @@ Duration HostInterrupts::completion_ipi_cost(const HostQueue& q, std::size_t fir
   return cost;
 }
 
-void HostInterrupts::hand_off(HostQueue& q) {
+void HostInterrupts::hand_off(HostQueue& q, Context ctx) {
   const CompletionIpiSpec& ipi = kernel_->host().completion_ipi;
   if (ipi.active()) {
     auto keep = q.drained.begin();
@@ -192,7 +201,25 @@ void HostInterrupts::hand_off(HostQueue& q) {
     }
     q.drained.erase(keep, q.drained.end());
   }
-  delivery_->deliver(q);
+  delivery_->deliver(q, ctx);
+}
+
+// ---- a core's local timer interrupt ------------------------------------------------------
+
+Duration HostInterrupts::begin_timer_irq(uint32_t core) {
+  const HostProfile& h = kernel_->host();
+  CoreTimerInterrupt& t = kernel_->timer_interrupt(core);
+  t.in_service = t.expired.size();
+  return h.irq_entry + h.irq_exit + h.hrtimer_expiry * static_cast<int64_t>(t.in_service);
+}
+
+bool HostInterrupts::end_timer_irq(uint32_t core) {
+  CoreTimerInterrupt& t = kernel_->timer_interrupt(core);
+  for (std::size_t i = 0; i < t.in_service; ++i) kernel_->run_expiry(t.expired[i]);
+  t.expired.erase(t.expired.begin(), t.expired.begin() + static_cast<std::ptrdiff_t>(t.in_service));
+  t.in_service = 0;
+  kernel_->interrupt_returned(core);
+  return !t.expired.empty();  // expired meanwhile: the APIC timer fires again
 }
 
 // ---- IRQ threads -----------------------------------------------------------------------
@@ -203,6 +230,7 @@ Duration HostInterrupts::begin_thread(HostQueue& q) {
   if (q.thread.woken) {
     cost += h.context_switch;
     q.thread.woken = false;
+    q.reaper_cold = true;  // switched in: the first drain starts on cold caches
   }
   if (q.thread_busy_wait > Duration::zero()) {
     // fsleep of 10 us or less: udelay, the core stays busy in this thread.
@@ -222,7 +250,7 @@ Duration HostInterrupts::begin_thread(HostQueue& q) {
 }
 
 bool HostInterrupts::end_thread(HostQueue& q) {
-  hand_off(q);
+  hand_off(q, Context::irq_thread);
   if (q.thread_step_is_wait) return true;
   const HostProfile& h = kernel_->host();
   switch (q.thread_step.kind) {
@@ -243,12 +271,10 @@ bool HostInterrupts::end_thread(HostQueue& q) {
         q.thread_busy_wait = d;
         return true;
       }
-      // usleep_range(d, d + d * slack%): the hrtimer fires somewhere in the range
-      // (uniformly, an assumption), then the thread is scheduled.
-      int64_t slack = d.count_ns() * h.fsleep_slack_pct / 100;
-      Duration wake = d + Duration::ns(static_cast<int64_t>(q.rng.uniform() * static_cast<double>(slack))) +
-                      h.timer_slack_min + h.wakeup_latency;
-      kernel_->sleep_thread(q, wake);
+      // usleep_range(d, d + d * slack%): the hrtimer fires in the range, then the
+      // thread is scheduled.
+      const Duration slack = range_sleep_slack(h.timer_slack, d, h.fsleep_slack_pct, /*rt=*/true, q.rng);
+      kernel_->sleep_thread(q, d + slack + h.timer_slack_min + h.wakeup_latency);
       return false;
     }
   }
@@ -258,6 +284,7 @@ bool HostInterrupts::end_thread(HostQueue& q) {
 // ---- polling from the application ------------------------------------------------------
 
 Duration HostInterrupts::app_poll(HostQueue& q) {
+  q.reaper_cold = false;  // the polling loop keeps the completion path warm
   SimQueueEnv env(*kernel_, q, Context::app);
   std::visit([&](auto& p) { p.on_app_poll(env); }, q.policy);
   return env.cost();

@@ -1,7 +1,8 @@
 // The host's interrupt-side contexts on the simulated queues, each one CPU segment at a
 // time: the hard IRQ (with the kernel's lazy disable: mask and hold for replay), softirq
 // processing (a queue policy's on_timer, irq_poll; a drive policy's monitor), the IRQ
-// thread's loop with its sleeps, and the application's polling pass. Each runs the
+// thread's loop with its sleeps, a core's local timer interrupt, and the application's
+// polling pass. Each runs the
 // queue's policy through a SimQueueEnv; the kernel services it uses are HostKernel's.
 #pragma once
 
@@ -30,6 +31,10 @@ class HostInterrupts {
   bool end_ksoftirqd(uint32_t core);
   Duration begin_thread(HostQueue& q);
   bool end_thread(HostQueue& q);
+  // A core's local timer interrupt (timer_expiry "interrupt"): the callbacks of the
+  // hrtimers expired by the time it starts.
+  Duration begin_timer_irq(uint32_t core);
+  bool end_timer_irq(uint32_t core);
   // One pass of the application's polling (io_uring IOPOLL) over a queue, inside the
   // app's segment: its cost. Completions are handed over when that segment ends.
   Duration app_poll(HostQueue& q);
@@ -38,13 +43,13 @@ class HostInterrupts {
   // One item of softirq work: its cost. `in_run`: taken by the softirq task's run (which
   // keeps irq_poll's per-CPU budget), not by ksoftirqd.
   Duration softirq_item(uint32_t core, const SoftirqItem& item, bool in_run);
-  void rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration entry);
+  void rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration before);
   void finish_softirq_item(const SoftirqItem& item, bool in_run);
   // blk-mq's choice for the CQEs an interrupt-side context drained on q's core: the
   // senders' cost of the completion IPIs they need (at the segment's start), and the
   // hand-off, local or to the submitting cores (at its end).
   Duration completion_ipi_cost(const HostQueue& q, std::size_t first) const;
-  void hand_off(HostQueue& q);
+  void hand_off(HostQueue& q, Context ctx);
 
   HostKernel* kernel_;
   CompletionDelivery* delivery_;

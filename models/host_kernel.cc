@@ -12,6 +12,14 @@ HostKernel::HostKernel(Machine m) : m_(m) {
   msix_paths_.assign((drives + per - 1) / per, MsixPath(path));
 }
 
+void HostKernel::build_timer_interrupts(uint32_t cores) {
+  timer_irqs_.resize(cores);
+  for (uint32_t c = 0; c < cores; ++c) {
+    timer_irqs_[c].task = Task::make(Context::hardirq, c, c);
+    timer_irqs_[c].task.timer_irq = true;
+  }
+}
+
 void HostKernel::start_monitors() {
   for (uint32_t d = 0; d < m_.drives->size(); ++d)
     if ((*m_.drives)[d].policy) m_.eq->schedule(Time::zero(), &HostKernel::on_monitor, this, d);
@@ -99,8 +107,36 @@ void HostKernel::on_thread_wake(void* self, uint64_t arg) {
   const sim::TimerToken token = sim::TimerToken::unpack(arg);
   HostQueue& q = k->queue(token.owner);
   if (!q.thread_sleep.current(token)) return;
-  q.thread.woken = true;
-  k->core(q.core).make_runnable(q.thread);
+  k->timer_expired(q.core, TimerExpiryItem{TimerExpiryItem::Kind::thread_wake, q.index});
+}
+
+// ---- hrtimer expiries ------------------------------------------------------------------------
+
+void HostKernel::timer_expired(uint32_t c, TimerExpiryItem item) {
+  if (host().timer_expiry == TimerExpiry::folded) {
+    run_expiry(item);
+    return;
+  }
+  CoreTimerInterrupt& t = timer_irqs_[c];
+  t.expired.push_back(item);
+  core(c).make_runnable(t.task);  // merges with a pending one; one in service runs again
+}
+
+void HostKernel::run_expiry(const TimerExpiryItem& item) {
+  switch (item.kind) {
+    case TimerExpiryItem::Kind::queue_timer:
+      raise_softirq(queue(item.index).core, SoftirqItem{SoftirqItem::Kind::queue_timer, item.index});
+      break;
+    case TimerExpiryItem::Kind::drive_monitor:
+      raise_softirq(topology().monitor_core(item.index), SoftirqItem{SoftirqItem::Kind::drive_monitor, item.index});
+      break;
+    case TimerExpiryItem::Kind::thread_wake: {
+      HostQueue& q = queue(item.index);
+      q.thread.woken = true;
+      core(q.core).make_runnable(q.thread);
+      break;
+    }
+  }
 }
 
 // ---- softirq work: expired policy timers and drive monitors --------------------------------
@@ -143,13 +179,13 @@ void HostKernel::on_timer(void* self, uint64_t arg) {
   const sim::TimerToken token = sim::TimerToken::unpack(arg);
   HostQueue& q = k->queue(token.owner);
   if (!q.timer.current(token)) return;  // cancelled or re-armed
-  k->raise_softirq(q.core, SoftirqItem{SoftirqItem::Kind::queue_timer, q.index});
+  k->timer_expired(q.core, TimerExpiryItem{TimerExpiryItem::Kind::queue_timer, q.index});
 }
 
 void HostKernel::on_monitor(void* self, uint64_t d) {
   auto* k = static_cast<HostKernel*>(self);
   const auto drive = static_cast<uint32_t>(d);
-  k->raise_softirq(k->topology().monitor_core(drive), SoftirqItem{SoftirqItem::Kind::drive_monitor, drive});
+  k->timer_expired(k->topology().monitor_core(drive), TimerExpiryItem{TimerExpiryItem::Kind::drive_monitor, drive});
 }
 
 }  // namespace nvmesim

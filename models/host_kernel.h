@@ -20,6 +20,7 @@
 #include "models/run_observer.h"
 #include "models/scenario.h"
 #include "models/softirq_work.h"
+#include "models/timer_interrupt.h"
 #include "models/topology.h"
 #include "sim/event_queue.h"
 
@@ -41,6 +42,17 @@ class HostKernel {
     RunObserver* observer;
   };
   explicit HostKernel(Machine m);
+
+  // One local timer interrupt per core (used when timer_expiry is "interrupt").
+  void build_timer_interrupts(uint32_t cores);
+  CoreTimerInterrupt& timer_interrupt(uint32_t core) { return timer_irqs_[core]; }
+  // What a timer interrupt does for each expiry it serves: raise the softirq of a queue
+  // timer or a monitor, or wake a sleeping IRQ thread.
+  void run_expiry(const TimerExpiryItem& item);
+  // An interrupt handler returned on `core`: its indirect cost is owed there.
+  void interrupt_returned(uint32_t c) { core(c).add_pollution(host().irq_indirect); }
+  // What runs on `core` now pays this much before its own work (idle exit, pollution...).
+  Duration segment_overhead(uint32_t c) { return core(c).segment_overhead(); }
 
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
@@ -86,12 +98,15 @@ class HostKernel {
   // The message for queue `q`'s vector reaches its core `after` from now.
   void deliver_irq(const HostQueue& q, Duration after);
   void raise_softirq(uint32_t core, SoftirqItem item);
+  // An hrtimer expired: its work runs now (folded) or in the core's timer interrupt.
+  void timer_expired(uint32_t core, TimerExpiryItem item);
   Core& core(uint32_t c) { return *(*m_.cores)[c]; }
   // How long drive `drive`'s message takes from its write to the core's APIC.
   Duration msix_latency(uint32_t drive);
 
   Machine m_;
   std::vector<MsixPath> msix_paths_;  // empty when the host profile has none
+  std::vector<CoreTimerInterrupt> timer_irqs_;
 };
 
 }  // namespace nvmesim

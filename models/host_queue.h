@@ -68,6 +68,7 @@ struct HostQueue {
   std::vector<ModeChange> timeline;
   uint64_t timeline_dropped = 0;
 
+  bool reaper_cold = false;  // the next drain starts on cold caches (after an interrupt, a timer, a switch-in)
   std::vector<uint32_t> drained;  // consumed CQEs handed on when the segment ends
   uint64_t submitted = 0;
 };

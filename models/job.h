@@ -35,6 +35,8 @@ struct Job {
   bool blocked = false;
   uint32_t wait_need = 0;
   bool in_syscall = false;           // io_uring: a wait right after a submit shares its syscall
+  bool in_wait = false;              // blocked inside a wait call (woken early: still inside it)
+  uint32_t unposted = 0;             // handed off as task_work: the job's next segment posts them
 
   // Open loop (rate_iops): arrivals waiting to be issued.
   uint64_t backlog = 0;

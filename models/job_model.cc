@@ -17,6 +17,7 @@ void JobModel::build(const Topology& topology, bool app_polls) {
     j.clone = placed.clone;
     j.core = placed.core;
     j.costs = js.ioengine == IoEngine::libaio ? sc.host.libaio : sc.host.io_uring;
+    if (js.completion) j.costs.posting = *js.completion;
     j.polls = app_polls;
     j.queues = placed.queues;
     for (uint32_t r = 0; r < js.iodepth; ++r) {
@@ -54,6 +55,7 @@ void JobModel::on_arrival(void* self, uint64_t ji) {
   Core& core = *(*m->m_.cores)[j.core];
   if (j.blocked && j.inflight < j.spec->iodepth) {
     j.blocked = false;
+    j.in_wait = false;  // the arrival ends the wait
     core.make_runnable(j.task);
   } else if (!j.task.queued) {
     core.make_runnable(j.task);
@@ -107,6 +109,9 @@ Duration JobModel::begin(Job& j) {
   }
   bool in_syscall = j.in_syscall;
   j.in_syscall = false;
+  const bool in_wait = j.in_wait;
+  j.in_wait = false;
+  cost += run_task_work(j);
 
   uint64_t room = js.iodepth - j.inflight;
   if (j.mean_gap > Duration::zero()) room = std::min<uint64_t>(room, j.backlog);
@@ -144,7 +149,9 @@ Duration JobModel::begin(Job& j) {
   }
   j.seg = Job::Segment::block;
   j.wait_need = need;
-  bool shares = in_syscall && js.ioengine == IoEngine::io_uring;
+  // Woken short of its minimum (an engine that wakes at every hand-off): it checks and
+  // sleeps again inside the same wait call.
+  bool shares = in_wait || (in_syscall && js.ioengine == IoEngine::io_uring);
   cost += shares ? Duration::zero() : j.costs.syscall;
   return cost;
 }
@@ -159,13 +166,14 @@ bool JobModel::end(Job& j) {
       reap(j);
       return true;
     case Job::Segment::poll:
-      for (uint32_t gq : j.queues) m_.delivery->deliver(*(*m_.queues)[gq]);
+      for (uint32_t gq : j.queues) m_.delivery->deliver(*(*m_.queues)[gq], Context::app);
       j.in_syscall = true;
       return true;
     case Job::Segment::block:
       j.in_syscall = true;
       if (j.ready.size() >= j.wait_need) return true;  // completions came during the call
       j.blocked = true;
+      j.in_wait = true;
       return false;
     case Job::Segment::idle_wait:
       if (j.backlog > 0) return true;
@@ -176,6 +184,15 @@ bool JobModel::end(Job& j) {
       break;
   }
   return false;
+}
+
+// Completions handed to the job as task_work (io_uring without IOPOLL) are posted to its
+// CQ ring by the job itself, when it next runs in the kernel.
+Duration JobModel::run_task_work(Job& j) {
+  if (j.unposted == 0) return Duration::zero();
+  Duration cost = j.costs.post_per_io * static_cast<int64_t>(j.unposted);
+  j.unposted = 0;
+  return cost;
 }
 
 // The end of the submit call: one SQ tail doorbell per queue the batch wrote to.

@@ -55,6 +55,7 @@ class JobModel {
   uint32_t submit(Job& j, uint32_t want, bool in_syscall, Duration& cost);
   void ring_doorbells(Job& j);
   void reap(Job& j);
+  Duration run_task_work(Job& j);
 
   Machine m_;
 };

@@ -2,6 +2,7 @@
 // scenarios/profiles/*.json. Plain data; the loader validates ranges.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -61,12 +62,46 @@ struct DeviceProfile {
   CoalescingRestart coalescing_count_restart = CoalescingRestart::on_signal;
 };
 
+// Where an engine's completions are posted to the job's ring and when a blocked job is
+// woken (issue 10, item 5). The first is the model as it was: posted by the completing
+// context, the waiter woken once its minimum is met.
+enum class CompletionPosting {
+  in_completer_wake_at_min,  // libaio since Linux 6.8 ("fs/aio: obey min_nr when doing wakeups")
+  in_completer_wake_each,    // libaio before 6.8: aio_complete wakes the waiter every time
+  in_task_wake_each,         // io_uring task_work without DEFER_TASKRUN: the waiter is woken
+                             // to run it, posts, and sleeps again if short of its minimum
+  in_task_wake_at_min,       // io_uring with DEFER_TASKRUN: local task_work, woken at the minimum
+};
+
 // Per-engine software costs on the submitting/reaping task.
 struct EngineCosts {
   Duration syscall = Duration::ns(300);         // entering and leaving the kernel once
   Duration submit_per_io = Duration::ns(400);   // request setup + SQE write
   Duration reap_per_io = Duration::ns(150);     // user-space completion handling
-  Duration post_per_io = Duration::ns(100);     // posting to the aio/io_uring ring (completer)
+  Duration post_per_io = Duration::ns(100);     // posting to the aio/io_uring ring
+  CompletionPosting posting = CompletionPosting::in_completer_wake_at_min;
+};
+
+// How an hrtimer expiry is charged (issue 10, item 2).
+enum class TimerExpiry {
+  folded,     // hrtimer_expiry is the whole cost, in the softirq that runs the callback;
+              // an IRQ thread's sleep ends for free (the model as it was)
+  interrupt,  // a local timer interrupt: entry + exit + hrtimer_expiry per expired timer,
+              // in hard-IRQ context, and the interrupt's indirect cost
+};
+
+// Where in its range an IRQ thread's usleep_range ends (issue 10, item 3).
+enum class TimerSlack {
+  uniform_in_range,  // uniformly in [d, d + slack] (the model as it was)
+  rt_ignores_slack,  // Linux 6.3+ and stable 5.10/5.15/6.1: no slack for RT tasks; the
+                     // IRQ thread is SCHED_FIFO, so it wakes at d
+  hard_expiry,       // at d + slack, where a lone range timer fires
+};
+
+// How a CQE's completion work is costed (issue 10, item 4).
+enum class CqeCost {
+  by_context,  // irq_per_cqe in hard IRQ, poll_per_cqe elsewhere (the model as it was)
+  same_code,   // cqe_work in every context, plus cqe_cold once per drain on cold caches
 };
 
 // The MSI-X message path shared by the drives behind one root complex: the posted write
@@ -144,11 +179,37 @@ struct HostProfile {
   uint32_t fsleep_slack_pct = 25;               // usleep_range(us, us + us * pct / 100)
   Duration fsleep_busy_max = Duration::us(10);  // fsleep busy-waits up to this
   Duration admin_submit = Duration::us(2);      // building and ringing an admin command
+
+  // The costs a real host pays for interrupts (issue 10, items 1-6). The defaults switch
+  // each one off, so a profile that does not name them models the host as before.
+  Duration irq_indirect = Duration::zero();     // 1: cache/TLB/branch pollution per interrupt,
+                                                //    paid by the next task segment on the core
+  TimerExpiry timer_expiry = TimerExpiry::folded;             // 2
+  TimerSlack timer_slack = TimerSlack::uniform_in_range;      // 3
+  CqeCost cqe_cost = CqeCost::by_context;                     // 4
+  Duration cqe_work = Duration::ns(300);        // 4: nvme_handle_cqe + blk-mq completion, warm
+  Duration cqe_cold = Duration::zero();         // 4: extra for a drain that starts cold
+  Duration task_work_add = Duration::zero();    // 5: queueing a CQE's task_work (completer)
+  Duration switch_out = Duration::zero();       // 6: a task that blocks leaves the core
+  Duration idle_entry = Duration::zero();       // 6: the core enters its idle state
+  Duration idle_exit = Duration::zero();        // 6: C-state exit latency when woken from idle
   MsixPathSpec msix_path;
   SoftirqLimits softirq_limits;
   IrqPollSpec irq_poll;
   IrqEffectiveCpu irq_effective_cpu = IrqEffectiveCpu::first_in_mask;
   CompletionIpiSpec completion_ipi;
 };
+
+// The profile's word for each choice, in enum order (loader, resolved scenario, schema).
+inline constexpr std::array<const char*, 4> kCompletionPostingNames = {
+    "in_completer_wake_at_min", "in_completer_wake_each", "in_task_wake_each", "in_task_wake_at_min"};
+inline constexpr std::array<const char*, 2> kTimerExpiryNames = {"folded", "interrupt"};
+inline constexpr std::array<const char*, 3> kTimerSlackNames = {"uniform_in_range", "rt_ignores_slack", "hard_expiry"};
+inline constexpr std::array<const char*, 2> kCqeCostNames = {"by_context", "same_code"};
+
+template <class Enum, std::size_t N>
+constexpr const char* choice_name(const std::array<const char*, N>& names, Enum e) {
+  return names[static_cast<std::size_t>(e)];
+}
 
 }  // namespace nvmesim

@@ -92,7 +92,7 @@ void RunObserver::on_ran(void* self, const Task& t, Time start, Time end) {
       break;
     }
     case Context::hardirq:
-      name = "irq " + o->queue_label(*(*o->m_.queues)[t.index]);
+      name = t.timer_irq ? "local timer" : "irq " + o->queue_label(*(*o->m_.queues)[t.index]);
       cat = "hardirq";
       break;
     case Context::softirq: {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct JobSpec {
   std::vector<uint32_t> drives;             // indexes into Scenario::drives
   double rate_iops = 0;                     // 0: closed loop; else per-job open-loop rate
   RateProcess rate_process = RateProcess::linear;
+  // The engine's completion posting for this job when it differs from the host's
+  // (t/io_uring sets up its ring with DEFER_TASKRUN; fio's io_uring engine does not).
+  std::optional<CompletionPosting> completion;
 };
 
 struct DriveSpec {

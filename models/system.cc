@@ -25,7 +25,11 @@ System::~System() = default;
 void System::build() {
   const uint32_t ncores = sc_.host.cores;
   CoreOwner owner{this, &System::begin_segment, &System::end_segment};
-  for (uint32_t c = 0; c < ncores; ++c) cores_.push_back(std::make_unique<Core>(eq_, owner, c));
+  for (uint32_t c = 0; c < ncores; ++c) {
+    cores_.push_back(std::make_unique<Core>(eq_, owner, c));
+    cores_.back()->set_costs(CoreCosts{sc_.host.switch_out, sc_.host.idle_entry, sc_.host.idle_exit});
+  }
+  kernel_.build_timer_interrupts(ncores);
   softirqs_.resize(ncores);
   for (uint32_t c = 0; c < ncores; ++c) {
     softirqs_[c].task = Task::make(Context::softirq, c, c);
@@ -110,7 +114,9 @@ Duration System::begin_segment(void* self, Task& t) {
     case Context::app:
       if (t.ksoftirqd) return s->interrupts_.begin_ksoftirqd(t.index);
       return s->job_model_.begin(s->jobs_[t.index]);
-    case Context::hardirq: return s->interrupts_.begin_hardirq(*s->queues_[t.index]);
+    case Context::hardirq:
+      if (t.timer_irq) return s->interrupts_.begin_timer_irq(t.index);
+      return s->interrupts_.begin_hardirq(*s->queues_[t.index]);
     case Context::softirq: return s->interrupts_.begin_softirq(t.index);
     case Context::irq_thread: return s->interrupts_.begin_thread(*s->queues_[t.index]);
   }
@@ -123,7 +129,9 @@ bool System::end_segment(void* self, Task& t) {
     case Context::app:
       if (t.ksoftirqd) return s->interrupts_.end_ksoftirqd(t.index);
       return s->job_model_.end(s->jobs_[t.index]);
-    case Context::hardirq: return s->interrupts_.end_hardirq(*s->queues_[t.index]);
+    case Context::hardirq:
+      if (t.timer_irq) return s->interrupts_.end_timer_irq(t.index);
+      return s->interrupts_.end_hardirq(*s->queues_[t.index]);
     case Context::softirq: return s->interrupts_.end_softirq(t.index);
     case Context::irq_thread: return s->interrupts_.end_thread(*s->queues_[t.index]);
   }

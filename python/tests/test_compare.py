@@ -214,13 +214,15 @@ def test_fio_json_written_by_the_cpp_writer_reads_back_as_the_same_run(build_dir
 
     # Sixteen clones: the sum of their IOPS is exact; the aggregate latency is the mixture
     # of sixteen jobs known at five percentiles each, so close, not equal. This testbed's
-    # latency is narrow (p90 only 9% above p50): a 1% shift of p50 moves the CDF by ~0.1.
+    # latency is narrow (p90 about 7% above p50): a 1% shift of p50 moves the CDF by
+    # ~0.1, and the sixteen jobs' medians spread over ~3% (1.87-1.93 ms with the host
+    # interrupt costs of issue 10 on; ~2% without them, when this bound was 0.15).
     point = compare(d / "default_fio.json", d / "default_results.json").points[0]
     assert point["metrics"]["iops"]["err"] == pytest.approx(0.0, abs=1e-6)
     assert point["metrics"]["cpu_app"]["err"] == pytest.approx(0.0, abs=1e-6)
     for key in ("lat_p50", "lat_p99"):
         assert abs(point["metrics"][key]["err"]) < 3.0, key
-    assert point["ks"] < 0.15
+    assert point["ks"] < 0.25
 
 
 def test_cli_run_format_fio_json_when_wired(cli, tmp_path):

@@ -32,7 +32,12 @@ struct Owner {
     }
     return o->cost[t.index];
   }
-  static bool end(void* self, Task& t) { return --static_cast<Owner*>(self)->segments[t.index] > 0; }
+  std::map<uint32_t, Duration> pollutes;  // debt a task's segment leaves on the core
+  static bool end(void* self, Task& t) {
+    auto* o = static_cast<Owner*>(self);
+    if (auto p = o->pollutes.find(t.index); p != o->pollutes.end()) o->core->add_pollution(p->second);
+    return --o->segments[t.index] > 0;
+  }
   static void on_ran(void* self, const Task& t, Time start, Time end) {
     static_cast<Owner*>(self)->ran.push_back(std::to_string(t.index) + "@" + std::to_string(start.ns()) + "-" +
                                              std::to_string(end.ns()));
@@ -131,6 +136,74 @@ TEST_F(CpuCoreTest, MakingAQueuedTaskRunnableAgainChangesNothing) {
   core.make_runnable(app);
   o.eq.run_until(Time::from_ns(1000));
   EXPECT_EQ(o.ran, (std::vector<std::string>{"1@0-10"}));
+}
+
+// Issue 10, item 1: an interrupt's indirect cost is paid after it, by the task it
+// interrupted, not inside the handler.
+TEST_F(CpuCoreTest, TheInterruptedTaskPaysTheHandlersPollutionWhenItResumes) {
+  Task app = task(Context::app, 1, 100);
+  Task irq = task(Context::hardirq, 2, 20);
+  o.pollutes[2] = Duration::ns(50);
+  core.make_runnable(app);
+  wake_at(30, irq);
+  o.eq.run_until(Time::from_ns(1000));
+  // 70 left of the app's segment, plus the 50 it owes.
+  EXPECT_EQ(o.ran, (std::vector<std::string>{"1@0-30", "2@30-50", "1@50-170"}));
+  EXPECT_EQ(core.busy(Context::hardirq), Duration::ns(20));
+  EXPECT_EQ(core.busy(Context::app), Duration::ns(150));
+  EXPECT_EQ(core.pollution(), Duration::zero());
+}
+
+TEST_F(CpuCoreTest, PollutionFromSeveralInterruptsIsOwedOnceAndInterruptContextsDoNotPayIt) {
+  Task app = task(Context::app, 1, 100);
+  Task irq_a = task(Context::hardirq, 2, 10);
+  Task irq_b = task(Context::hardirq, 3, 10);
+  Task softirq = task(Context::softirq, 4, 10);
+  o.pollutes[2] = Duration::ns(50);
+  o.pollutes[3] = Duration::ns(40);
+  core.make_runnable(app);
+  wake_at(30, irq_a);
+  wake_at(30, irq_b);
+  wake_at(30, softirq);
+  o.eq.run_until(Time::from_ns(1000));
+  // The softirq after the handlers pays nothing; the app owes the larger debt, once.
+  EXPECT_EQ(o.ran, (std::vector<std::string>{"1@0-30", "2@30-40", "3@40-50", "4@50-60", "1@60-180"}));
+}
+
+TEST_F(CpuCoreTest, AnIrqThreadAlsoPaysPollution) {
+  Task thread = task(Context::irq_thread, 1, 10);
+  Task irq = task(Context::hardirq, 2, 10);
+  o.pollutes[2] = Duration::ns(30);
+  core.make_runnable(irq);
+  wake_at(5, thread);
+  o.eq.run_until(Time::from_ns(1000));
+  EXPECT_EQ(o.ran, (std::vector<std::string>{"2@0-10", "1@10-50"}));
+}
+
+// Issue 10, item 6: a task that blocks switches out; a core with nothing to run enters
+// idle, and what runs next waits for the rest of the entry or pays the C-state exit.
+TEST_F(CpuCoreTest, SwitchOutIdleEntryAndIdleExitAreTimeOnTheCore) {
+  core.set_costs(CoreCosts{Duration::ns(7), Duration::ns(11), Duration::ns(13)});
+  Task app = task(Context::app, 1, 10);
+  Task irq = task(Context::hardirq, 2, 5);
+  core.make_runnable(app);  // cores start idle: the first segment pays the exit
+  wake_at(30, irq);         // the app blocked at 23: switch-out to 30, idle entry to 41
+  wake_at(100, irq);        // idle since 57: C-state exit
+  o.eq.run_until(Time::from_ns(1000));
+  EXPECT_EQ(o.ran, (std::vector<std::string>{"1@0-23", "2@30-46", "2@100-118"}));
+}
+
+TEST_F(CpuCoreTest, TheNextTaskPaysTheSwitchOutOfTheOneThatBlocked) {
+  core.set_costs(CoreCosts{Duration::ns(7), Duration::zero(), Duration::zero()});
+  Task a = task(Context::app, 1, 10);
+  Task b = task(Context::app, 2, 10);
+  Task irq = task(Context::hardirq, 3, 10);
+  core.make_runnable(a);
+  core.make_runnable(b);
+  wake_at(50, irq);
+  o.eq.run_until(Time::from_ns(1000));
+  // b pays a's switch-out; the interrupt at 50 pays nothing: b's switch-out was over by 34.
+  EXPECT_EQ(o.ran, (std::vector<std::string>{"1@0-10", "2@10-27", "3@50-60"}));
 }
 
 }  // namespace
