@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "app/output_file.h"
+#include "app/mode_share.h"
 #include "app/run_record.h"
 #include "models/system.h"
 #include "policies/registry.h"
@@ -118,6 +119,41 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
   r.limits = limits;
 }
 
+// The policies that decide their mode at run time: the 2026 proposals, per queue (they
+// need a dedicated vector) or per drive. The baselines have one mode throughout.
+bool adaptive(const policy::PolicyInfo& p) { return p.per_drive() || p.eligibility == policy::Eligibility::dedicated_vector; }
+
+// Per adaptive queue or drive, its share of the window in each mode, and a warning for
+// those that never changed mode inside the window (the window measured one mode).
+void add_mode_shares(const Scenario& sc, results::RunRecord& r) {
+  const int64_t from = sc.warmup.count_ns();
+  const int64_t to = from + sc.duration.count_ns();
+  uint32_t idle_queues = 0;
+  std::string first_idle;
+  for (results::QueueRecord& q : r.queues) {
+    const policy::PolicyInfo* p = policy::find_policy(q.policy);
+    if (!p || !adaptive(*p) || p->per_drive()) continue;
+    if (q.timeline_dropped > 0) continue;  // the kept timeline stops early: no shares
+    q.mode_share = results::mode_shares(q.timeline, q.final_mode, from, to);
+    // No change inside: one mode has the whole window.
+    if (!results::changed_within(q.timeline, from, to) && !q.mode_share.empty() && idle_queues++ == 0)
+      first_idle = "queue " + std::to_string(q.queue) + ", " + q.mode_share.begin()->first + " throughout";
+  }
+  if (idle_queues > 0)
+    r.warnings.push_back(sc.policy.name + " made no mode change inside the measured window on " +
+                         std::to_string(idle_queues) + " queue(s) (first: " + first_idle +
+                         "): the window measured one mode of each, not the policy's switching");
+  const policy::PolicyInfo* p = policy::find_policy(sc.policy.name);
+  if (!p || !p->per_drive()) return;
+  for (results::DriveRecord& d : r.drives) {
+    d.mode_share = results::mode_shares(d.timeline, d.final_mode, from, to);
+    if (!results::changed_within(d.timeline, from, to) && !d.mode_share.empty())
+      r.warnings.push_back(sc.policy.name + " made no mode change inside the measured window on drive " + d.name +
+                           " (" + d.mode_share.begin()->first +
+                           " throughout): the window measured one mode, not the policy's switching");
+  }
+}
+
 // What the simulated run measured, as the results' typed record.
 results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
   const Scenario& sc = loaded.scenario;
@@ -129,6 +165,7 @@ results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
   add_jobs(sys, r, q_fig);
   add_queues(sys, r, q_fig, d_fig);
   add_drives_and_cores(sys, sc, r, d_fig);
+  add_mode_shares(sc, r);
   return r;
 }
 

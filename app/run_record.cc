@@ -29,6 +29,7 @@ json queue_json(const QueueRecord& q, Duration window) {
   m["counters"] = counters_json(q.counters);
   m["mode_timeline"] = timeline_json(q.timeline);
   m["timeline_dropped"] = q.timeline_dropped;
+  if (!q.mode_share.empty()) m["mode_share"] = q.mode_share;
   if (!q.hw.is_null()) m["hw"] = q.hw;
   return m;
 }
@@ -61,6 +62,7 @@ json drive_json(const DriveRecord& d, Duration window) {
   m["device"] = dev;
   m["mode_timeline"] = timeline_json(d.timeline);
   m["final_mode"] = d.final_mode;
+  if (!d.mode_share.empty()) m["mode_share"] = d.mode_share;
   if (!d.hw.is_null()) m["hw"] = d.hw;
   return m;
 }
@@ -121,6 +123,7 @@ json to_json(const RunRecord& r) {
   out["queues"] = array_of(r.queues, [&](const QueueRecord& q) { return queue_json(q, w); });
   out["jobs"] = array_of(r.jobs, [&](const JobRecord& j) { return job_json(j, w); });
   out["cores"] = array_of(r.cores, [&](const CoreRecord& c) { return core_json(c, w); });
+  if (!r.warnings.empty()) out["warnings"] = r.warnings;
   if (!r.hw.is_null()) out["hw"] = r.hw;
   return out;
 }

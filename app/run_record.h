@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,7 @@ struct QueueRecord {
   policy::QueueCounters counters;
   std::vector<TimelineEntry> timeline;
   uint64_t timeline_dropped = 0;
+  std::map<std::string, double> mode_share;  // adaptive policies: share of the window per mode
   nlohmann::json hw;  // hw runs: the queue's driver-level facts; null in the simulator
 };
 
@@ -79,6 +81,7 @@ struct DriveRecord {
   std::optional<DeviceModelFigures> model;
   std::vector<TimelineEntry> timeline;  // drive policies; empty otherwise
   std::string final_mode;
+  std::map<std::string, double> mode_share;  // drive policies: share of the window per mode
   nlohmann::json hw;  // hw runs: the drive's identity and feature results
 };
 
@@ -106,6 +109,7 @@ struct RunRecord {
   std::vector<QueueRecord> queues;
   std::vector<JobRecord> jobs;
   std::vector<CoreRecord> cores;
+  std::vector<std::string> warnings;  // e.g. an adaptive policy that never acted in the window
   nlohmann::json hw;  // hw runs: the run's own facts (job, interrupted, wall time)
 };
 

@@ -80,6 +80,24 @@ json scenario_to_json(const Scenario& sc) {
                {"switch_out_ns", h.switch_out.count_ns()},
                {"idle_entry_ns", h.idle_entry.count_ns()},
                {"idle_exit_ns", h.idle_exit.count_ns()}};
+  // The delivery mechanisms appear only when switched on, so results of profiles
+  // without them stay as they were.
+  if (h.msix_path.active())
+    j["host"]["msix_path"] = {{"messages_per_s", h.msix_path.messages_per_s},
+                              {"latency_ns", h.msix_path.latency.count_ns()},
+                              {"drives_per_path", h.msix_path.drives_per_path}};
+  if (h.softirq_limits.active())
+    j["host"]["softirq_limits"] = {{"max_restart", h.softirq_limits.max_restart},
+                                   {"max_time_ns", h.softirq_limits.max_time.count_ns()}};
+  if (h.irq_poll.budget_per_cpu > 0 || h.irq_poll.rearm_from_poll_end)
+    j["host"]["irq_poll"] = {{"budget_per_cpu", h.irq_poll.budget_per_cpu},
+                             {"rearm_from_poll_end", h.irq_poll.rearm_from_poll_end}};
+  if (h.completion_ipi.active())
+    j["host"]["completion_ipi"] = {{"cores_per_llc", h.completion_ipi.cores_per_llc},
+                                   {"send_ns", h.completion_ipi.send.count_ns()},
+                                   {"latency_ns", h.completion_ipi.latency.count_ns()},
+                                   {"remote_per_cqe_ns", h.completion_ipi.remote_per_cqe.count_ns()}};
+  if (h.irq_effective_cpu == IrqEffectiveCpu::fewest_vectors) j["host"]["irq_effective_cpu"] = "fewest_vectors";
   json drives = json::array();
   for (const auto& d : sc.drives) {
     const DeviceProfile& p = d.profile;
@@ -98,6 +116,11 @@ json scenario_to_json(const Scenario& sc) {
                         {"msix_delivery_ns", p.msix_delivery.count_ns()},
                         {"admin_command_ns", p.admin_command.count_ns()},
                         {"arbitration_burst", p.arbitration_burst}}}});
+    json& prof = drives.back()["profile"];
+    if (p.msix_table_size > 0) prof["msix_table_size"] = p.msix_table_size;
+    if (p.coalescing_timer == CoalescingTimer::controller) prof["coalescing_timer"] = "controller";
+    if (p.coalescing_count_restart == CoalescingRestart::on_cq_doorbell)
+      prof["coalescing_count_restart"] = "on_cq_doorbell";
   }
   j["drives"] = drives;
   json params = json::object();

@@ -225,6 +225,14 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
   d.msix_delivery = r.duration("msix_delivery_ns", d.msix_delivery, Duration::zero(), kMaxLatency, Duration::ns(1));
   d.admin_command = r.duration("admin_command_ns", d.admin_command, Duration::zero(), kMaxLatency, Duration::ns(1));
   d.arbitration_burst = r.u32("arbitration_burst", d.arbitration_burst, 1, 65536);
+  d.msix_table_size = r.u32("msix_table_size", 0, 0, 2048);
+  d.coalescing_timer = r.choice("coalescing_timer", "per_vector", {"per_vector", "controller"}) == "controller"
+                           ? CoalescingTimer::controller
+                           : CoalescingTimer::per_vector;
+  d.coalescing_count_restart =
+      r.choice("coalescing_count_restart", "on_signal", {"on_signal", "on_cq_doorbell"}) == "on_cq_doorbell"
+          ? CoalescingRestart::on_cq_doorbell
+          : CoalescingRestart::on_signal;
   if (!r.ok()) return d;
   for (const char* op : {"read", "write"}) {
     if (!r.has(op)) {
@@ -236,6 +244,42 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
   }
   r.reject_unknown({"read", "write", "comment", "sources", "file"});
   return d;
+}
+
+// The interrupt-delivery and softirq mechanisms of a host profile; each absent = off.
+void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err) {
+  if (r.has("msix_path")) {
+    JsonReader pr(r.at("msix_path"), r.child("msix_path"), err);
+    h.msix_path.messages_per_s = pr.number("messages_per_s", 0, 0, 1e10);
+    h.msix_path.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    h.msix_path.drives_per_path = pr.u32("drives_per_path", 1, 1, 65536);
+    pr.reject_unknown();
+  }
+  if (r.ok() && !err && r.has("softirq_limits")) {
+    JsonReader sr(r.at("softirq_limits"), r.child("softirq_limits"), err);
+    h.softirq_limits.max_restart = sr.u32("max_restart", 0, 0, 1000000);
+    h.softirq_limits.max_time = sr.duration("max_time_ns", Duration::ms(2), Duration::ns(1), kMaxLatency, Duration::ns(1));
+    sr.reject_unknown();
+  }
+  if (r.ok() && !err && r.has("irq_poll")) {
+    JsonReader pr(r.at("irq_poll"), r.child("irq_poll"), err);
+    h.irq_poll.budget_per_cpu = pr.u32("budget_per_cpu", 0, 0, 1 << 20);
+    h.irq_poll.rearm_from_poll_end = pr.boolean("rearm_from_poll_end", false);
+    pr.reject_unknown();
+  }
+  if (r.ok() && !err && r.has("completion_ipi")) {
+    JsonReader cr(r.at("completion_ipi"), r.child("completion_ipi"), err);
+    h.completion_ipi.cores_per_llc = cr.u32("cores_per_llc", 0, 0, 4096);
+    h.completion_ipi.send = cr.duration("send_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    h.completion_ipi.latency = cr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    h.completion_ipi.remote_per_cqe =
+        cr.duration("remote_per_cqe_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    cr.reject_unknown();
+  }
+  if (r.ok() && !err)
+    h.irq_effective_cpu = r.choice("irq_effective_cpu", "first_in_mask", {"first_in_mask", "fewest_vectors"}) == "fewest_vectors"
+                              ? IrqEffectiveCpu::fewest_vectors
+                              : IrqEffectiveCpu::first_in_mask;
 }
 
 // A choice among `names` (an enum's words, in its order) as that enum.
@@ -296,7 +340,9 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
   h.timer_expiry = read_choice(r, "timer_expiry", h.timer_expiry, kTimerExpiryNames);
   h.timer_slack = read_choice(r, "timer_slack", h.timer_slack, kTimerSlackNames);
   h.cqe_cost = read_choice(r, "cqe_cost", h.cqe_cost, kCqeCostNames);
-  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file"});
+  read_delivery(r, h, err);
+  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file", "msix_path", "softirq_limits", "irq_poll",
+                    "completion_ipi"});
   return h;
 }
 

@@ -48,6 +48,8 @@ void print_summary(std::ostream& os, const nlohmann::json& r) {
   os << "  bound by: " << lim["bound_by"].get<std::string>() << " (busiest core "
      << fmt("%.1f%%", lim["busiest_core_utilization"].get<double>() * 100) << ", busiest drive "
      << fmt("%.1f%%", lim["busiest_drive_utilization"].get<double>() * 100) << ")\n";
+  if (r.contains("warnings"))
+    for (const auto& w : r["warnings"]) os << "  warning: " << w.get<std::string>() << "\n";
 }
 
 }  // namespace nvmesim

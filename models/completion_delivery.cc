@@ -42,19 +42,21 @@ Duration CompletionDelivery::cost(const HostQueue& q, std::size_t first, Context
   return cost;
 }
 
-void CompletionDelivery::deliver(HostQueue& q, Context ctx) {
+void CompletionDelivery::deliver(HostQueue& q, Context ctx) { deliver(q.drained, ctx); }
+
+void CompletionDelivery::deliver(std::vector<uint32_t>& rids, Context ctx) {
   std::vector<Job>& jobs = *jobs_;
   const std::vector<Request>& requests = *requests_;
-  for (uint32_t rid : q.drained) {
+  for (uint32_t rid : rids) {
     Job& j = jobs[requests[rid].job];
     j.ready.push_back(rid);
     if (posted_by_task(j, ctx)) ++j.unposted;
   }
-  for (uint32_t rid : q.drained) {
+  for (uint32_t rid : rids) {
     Job& j = jobs[requests[rid].job];
     if (wakes(j, 0)) wake(j);
   }
-  q.drained.clear();
+  rids.clear();
 }
 void CompletionDelivery::wake(Job& j) {
   j.blocked = false;

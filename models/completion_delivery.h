@@ -33,6 +33,10 @@ class CompletionDelivery {
   // Hands the queue's drained CQEs (drained by `ctx`) to their jobs; wakes the jobs
   // their engine's posting wakes.
   void deliver(HostQueue& q, Context ctx);
+  // The same for requests completed elsewhere and sent here (emptied).
+  void deliver(std::vector<uint32_t>& rids, Context ctx);
+  // The core of the job that submitted request `rid`.
+  uint32_t submitter_core(uint32_t rid) const { return (*jobs_)[(*requests_)[rid].job].core; }
   // Makes a blocked job runnable; its next segment pays the context switch.
   void wake(Job& j);
   // True when the job's engine posts in the task (task_work) and a drain by `ctx` does

@@ -33,7 +33,7 @@ void Core::preempt_for(Context context) {
   if (running_ && preempts(context, running_->context)) {
     // Preempt: the running segment keeps what it has left and goes first in its level.
     Time now = eq_->now();
-    busy_[index(running_->context)] += now - seg_start_;
+    busy_[index(running_->accounted())] += now - seg_start_;
     if (owner_.ran) owner_.ran(owner_.tracer, *running_, seg_start_, now);
     running_->remaining = seg_end_ - now;
     running_->preempted = true;
@@ -108,7 +108,7 @@ void Core::on_segment_end(void* self, uint64_t gen) {
   auto* c = static_cast<Core*>(self);
   if (gen != c->gen_ || !c->running_) return;  // preempted meanwhile
   Task* t = c->running_;
-  c->busy_[index(t->context)] += c->eq_->now() - c->seg_start_;
+  c->busy_[index(t->accounted())] += c->eq_->now() - c->seg_start_;
   if (c->owner_.ran) c->owner_.ran(c->owner_.tracer, *t, c->seg_start_, c->eq_->now());
   c->running_ = nullptr;
   ++c->gen_;
@@ -130,7 +130,7 @@ void Core::on_segment_end(void* self, uint64_t gen) {
 void Core::flush_accounting() {
   if (!running_) return;
   Time now = eq_->now();
-  busy_[index(running_->context)] += now - seg_start_;
+  busy_[index(running_->accounted())] += now - seg_start_;
   if (owner_.ran) owner_.ran(owner_.tracer, *running_, seg_start_, now);
   seg_start_ = now;
 }

@@ -43,6 +43,17 @@ uint32_t Device::add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bo
   return static_cast<uint32_t>(queues_.size() - 1);
 }
 
+void Device::cq_doorbell(uint32_t qid, uint32_t head) {
+  SqState& q = queues_[qid];
+  q.cq.host_head = head;
+  if (profile_.coalescing_count_restart != CoalescingRestart::on_cq_doorbell) return;
+  // The host consumed the vector's entries: what was held no longer needs an interrupt.
+  VectorState& v = vectors_[q.vector];
+  if (v.aggregated == 0) return;
+  v.aggregated = 0;
+  v.coalesce_timer.cancel();
+}
+
 void Device::sq_doorbell(uint32_t qid, uint32_t tail) {
   // The posted write reaches the controller, which then fetches the new SQEs.
   eq_->schedule_in(profile_.sq_fetch, &Device::on_doorbell_seen, this,
@@ -182,15 +193,36 @@ void Device::signal(uint32_t vector) {
   if (coalescing_active() && !v.coalescing_disabled) {
     if (++v.aggregated < coal_thr_ + 1) {
       ++stats_.coalesced;
-      if (v.aggregated == 1)
-        eq_->schedule_in(Duration::us(100) * coal_time_, &Device::on_coalesce_timer, this,
-                         v.coalesce_timer.arm(vector).pack());
+      if (v.aggregated == 1) start_aggregation_time(vector);
       return;
     }
     v.aggregated = 0;
     v.coalesce_timer.cancel();
   }
   send(vector);
+}
+
+void Device::start_aggregation_time(uint32_t vector) {
+  const Duration t = Duration::us(100) * coal_time_;
+  if (profile_.coalescing_timer == CoalescingTimer::per_vector) {
+    eq_->schedule_in(t, &Device::on_coalesce_timer, this, vectors_[vector].coalesce_timer.arm(vector).pack());
+  } else if (!controller_timer_running_) {
+    controller_timer_running_ = true;
+    eq_->schedule_in(t, &Device::on_controller_coalesce_timer, this, controller_coalesce_timer_.arm(0).pack());
+  }
+}
+
+// One timer for the whole controller: when it expires, every vector holding postings
+// is signalled, whichever started the time.
+void Device::on_controller_coalesce_timer(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  if (!d->controller_coalesce_timer_.current(sim::TimerToken::unpack(arg))) return;
+  d->controller_timer_running_ = false;
+  for (uint32_t v = 0; v < d->vectors_.size(); ++v) {
+    if (d->vectors_[v].aggregated == 0) continue;
+    d->vectors_[v].aggregated = 0;
+    d->send(v);
+  }
 }
 
 void Device::on_coalesce_timer(void* self, uint64_t arg) {

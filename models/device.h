@@ -65,7 +65,7 @@ class Device {
 
   // MMIO writes by the host (effective when written; the fetch latency is modelled).
   void sq_doorbell(uint32_t qid, uint32_t tail);
-  void cq_doorbell(uint32_t qid, uint32_t head) { queues_[qid].cq.host_head = head; }
+  void cq_doorbell(uint32_t qid, uint32_t head);
 
   // A host reaper that reaches time `by` in its loop sees the next CQE of `qid` if the
   // device posts it by then: write it now (its MSI-X message still goes at its own time).
@@ -116,12 +116,16 @@ class Device {
   static void on_unit_done(void* self, uint64_t cid);
   static void on_cqe_post(void* self, uint64_t cid);
   static void on_coalesce_timer(void* self, uint64_t arg);
+  static void on_controller_coalesce_timer(void* self, uint64_t arg);
   static void on_admin_done(void* self, uint64_t arg);
 
   void kick_front_end();
   void write_cqe(SqState& q, uint32_t cid);
   void start_unit(uint32_t cid, Time at);
   void signal(uint32_t vector);
+  // The aggregation time starts with a vector's first held posting (per the profile:
+  // the vector's own timer, or the controller's one timer if it is not running).
+  void start_aggregation_time(uint32_t vector);
   void send(uint32_t vector);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
 
@@ -147,6 +151,8 @@ class Device {
   std::deque<std::pair<uint32_t, Time>> unit_wait_;  // (cid, ready time)
   uint32_t coal_thr_ = 0;
   uint32_t coal_time_ = 0;
+  sim::TimerGeneration controller_coalesce_timer_;  // CoalescingTimer::controller
+  bool controller_timer_running_ = false;
   DeviceStats stats_;
 };
 

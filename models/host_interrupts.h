@@ -11,6 +11,8 @@
 #include "models/completion_delivery.h"
 #include "models/host_kernel.h"
 #include "models/host_queue.h"
+#include "models/sim_queue_env.h"
+#include "models/softirq_work.h"
 #include "vocab/time.h"
 
 namespace nvmesim {
@@ -25,6 +27,8 @@ class HostInterrupts {
   bool end_hardirq(HostQueue& q);
   Duration begin_softirq(uint32_t core);
   bool end_softirq(uint32_t core);
+  Duration begin_ksoftirqd(uint32_t core);
+  bool end_ksoftirqd(uint32_t core);
   Duration begin_thread(HostQueue& q);
   bool end_thread(HostQueue& q);
   // A core's local timer interrupt (timer_expiry "interrupt"): the callbacks of the
@@ -36,6 +40,17 @@ class HostInterrupts {
   Duration app_poll(HostQueue& q);
 
  private:
+  // One item of softirq work: its cost. `in_run`: taken by the softirq task's run (which
+  // keeps irq_poll's per-CPU budget), not by ksoftirqd.
+  Duration softirq_item(uint32_t core, const SoftirqItem& item, bool in_run);
+  void rearm_poll(HostQueue& q, SimQueueEnv& env, Duration period, Duration before);
+  void finish_softirq_item(const SoftirqItem& item, bool in_run);
+  // blk-mq's choice for the CQEs an interrupt-side context drained on q's core: the
+  // senders' cost of the completion IPIs they need (at the segment's start), and the
+  // hand-off, local or to the submitting cores (at its end).
+  Duration completion_ipi_cost(const HostQueue& q, std::size_t first) const;
+  void hand_off(HostQueue& q, Context ctx);
+
   HostKernel* kernel_;
   CompletionDelivery* delivery_;
 };

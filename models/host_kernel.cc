@@ -1,6 +1,16 @@
 #include "models/host_kernel.h"
 
+#include <algorithm>
+
 namespace nvmesim {
+
+HostKernel::HostKernel(Machine m) : m_(m) {
+  const MsixPathSpec& path = m_.scenario->host.msix_path;
+  if (!path.active()) return;
+  const auto drives = static_cast<uint32_t>(m_.scenario->drives.size());
+  const uint32_t per = std::max(path.drives_per_path, 1u);
+  msix_paths_.assign((drives + per - 1) / per, MsixPath(path));
+}
 
 void HostKernel::build_timer_interrupts(uint32_t cores) {
   timer_irqs_.resize(cores);
@@ -24,7 +34,13 @@ void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
 void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
   auto* k = static_cast<HostKernel*>(self);
   const HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
-  k->deliver_irq(q, k->m_.scenario->drives[drive].profile.msix_delivery);
+  k->deliver_irq(q, k->msix_latency(drive));
+}
+
+Duration HostKernel::msix_latency(uint32_t drive) {
+  Duration d = m_.scenario->drives[drive].profile.msix_delivery;
+  if (!msix_paths_.empty()) d += msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)].delay(now());
+  return d;
 }
 
 void HostKernel::deliver_irq(const HostQueue& q, Duration after) {
@@ -128,7 +144,34 @@ void HostKernel::run_expiry(const TimerExpiryItem& item) {
 void HostKernel::raise_softirq(uint32_t c, SoftirqItem item) {
   CoreSoftirq& s = softirq(c);
   s.work.push_back(item);
-  core(c).make_runnable(s.task);
+  // Raised inside ksoftirqd's own run (in_interrupt): that run takes it.
+  if (!s.ksoftirqd_in_segment) core(c).make_runnable(s.task);
+}
+
+void HostKernel::poll_again(HostQueue& q) {
+  softirq(q.core).work.push_back(SoftirqItem{SoftirqItem::Kind::irq_poll_again, q.index, q.timer.arm(q.index).generation});
+}
+
+void HostKernel::complete_on(uint32_t c, uint32_t rid) {
+  CoreSoftirq& s = softirq(c);
+  const bool first = s.remote_done.empty();
+  s.remote_done.push_back(rid);
+  if (!first) return;
+  ++s.completion_ipis;
+  m_.eq->schedule_in(host().completion_ipi.latency, &HostKernel::on_completion_ipi, this, c);
+}
+
+// The IPI's handler raises BLOCK_SOFTIRQ, which finishes the requests on the list.
+void HostKernel::on_completion_ipi(void* self, uint64_t c) {
+  auto* k = static_cast<HostKernel*>(self);
+  k->raise_softirq(static_cast<uint32_t>(c), SoftirqItem{SoftirqItem::Kind::block_done, static_cast<uint32_t>(c), 0});
+}
+
+void HostKernel::wake_ksoftirqd(uint32_t c) {
+  CoreSoftirq& s = softirq(c);
+  ++s.handed_to_ksoftirqd;
+  if (!s.ksoftirqd.queued) s.ksoftirqd.woken = true;
+  core(c).make_runnable(s.ksoftirqd);
 }
 
 void HostKernel::on_timer(void* self, uint64_t arg) {

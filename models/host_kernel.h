@@ -16,6 +16,7 @@
 #include "models/device.h"
 #include "models/host_drive.h"
 #include "models/host_queue.h"
+#include "models/msix_path.h"
 #include "models/run_observer.h"
 #include "models/softirq_work.h"
 #include "models/timer_interrupt.h"
@@ -40,7 +41,7 @@ class HostKernel {
     CqReaper* reaper;
     RunObserver* observer;
   };
-  explicit HostKernel(Machine m) : m_(m) {}
+  explicit HostKernel(Machine m);
 
   // One local timer interrupt per core (used when timer_expiry is "interrupt").
   void build_timer_interrupts(uint32_t cores);
@@ -68,6 +69,14 @@ class HostKernel {
   void cancel_timer(HostQueue& q) { q.timer.cancel(); }
   // The IRQ thread sleeps; it is woken `after` from now unless woken otherwise first.
   void sleep_thread(HostQueue& q, Duration after);
+  // The queue's irq_poll entry goes back on its core's list, polled again in the next
+  // pass of the running softirq (no timer): lib/irq_poll.c after a full-weight poll.
+  void poll_again(HostQueue& q);
+  // blk-mq sends request `rid` to `core` to be finished there (llist_add; the IPI goes
+  // when the list was empty).
+  void complete_on(uint32_t core, uint32_t rid);
+  // The core's ksoftirqd takes the softirq work that a run left pending.
+  void wake_ksoftirqd(uint32_t core);
 
   Time now() const { return m_.eq->now(); }
   const HostProfile& host() const { return m_.scenario->host; }
@@ -85,14 +94,18 @@ class HostKernel {
   static void on_timer(void* self, uint64_t token);
   static void on_thread_wake(void* self, uint64_t token);
   static void on_monitor(void* self, uint64_t drive);
+  static void on_completion_ipi(void* self, uint64_t core);
   // The message for queue `q`'s vector reaches its core `after` from now.
   void deliver_irq(const HostQueue& q, Duration after);
   void raise_softirq(uint32_t core, SoftirqItem item);
   // An hrtimer expired: its work runs now (folded) or in the core's timer interrupt.
   void timer_expired(uint32_t core, TimerExpiryItem item);
   Core& core(uint32_t c) { return *(*m_.cores)[c]; }
+  // How long drive `drive`'s message takes from its write to the core's APIC.
+  Duration msix_latency(uint32_t drive);
 
   Machine m_;
+  std::vector<MsixPath> msix_paths_;  // empty when the host profile has none
   std::vector<CoreTimerInterrupt> timer_irqs_;
 };
 

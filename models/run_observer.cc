@@ -81,6 +81,11 @@ void RunObserver::on_ran(void* self, const Task& t, Time start, Time end) {
   const char* cat = "app";
   switch (t.context) {
     case Context::app: {
+      if (t.ksoftirqd) {
+        name = "ksoftirqd/" + std::to_string(t.core);
+        cat = "softirq";
+        break;
+      }
       const Job& j = (*o->m_.jobs)[t.index];
       static constexpr const char* kSeg[] = {"", "submit", "reap", "wait", "poll", "idle"};
       name = j.spec->name + "#" + std::to_string(j.clone) + " " + kSeg[static_cast<int>(j.seg)];
@@ -91,8 +96,7 @@ void RunObserver::on_ran(void* self, const Task& t, Time start, Time end) {
       cat = "hardirq";
       break;
     case Context::softirq: {
-      const auto& work = (*o->m_.softirqs)[t.index].work;
-      SoftirqItem item = work.empty() ? SoftirqItem{} : work.front();
+      const SoftirqItem item = (*o->m_.softirqs)[t.index].current;
       name = item.kind == SoftirqItem::Kind::drive_monitor
                  ? "monitor " + o->m_.scenario->drives[item.index].name
                  : "timer/irq_poll " + o->queue_label(*(*o->m_.queues)[item.index]);

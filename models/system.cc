@@ -31,7 +31,12 @@ void System::build() {
   }
   kernel_.build_timer_interrupts(ncores);
   softirqs_.resize(ncores);
-  for (uint32_t c = 0; c < ncores; ++c) softirqs_[c].task = Task::make(Context::softirq, c, c);
+  for (uint32_t c = 0; c < ncores; ++c) {
+    softirqs_[c].task = Task::make(Context::softirq, c, c);
+    softirqs_[c].ksoftirqd = Task::make(Context::app, c, c);
+    softirqs_[c].ksoftirqd.ksoftirqd = true;
+    softirqs_[c].run = SoftirqRun(sc_.host.softirq_limits);
+  }
 
   // Requests first: the pool must not move once devices hold a reference to it.
   uint32_t total_reqs = 0;
@@ -106,7 +111,9 @@ void System::on_window_start(void* self, uint64_t) { static_cast<System*>(self)-
 Duration System::begin_segment(void* self, Task& t) {
   auto* s = static_cast<System*>(self);
   switch (t.context) {
-    case Context::app: return s->job_model_.begin(s->jobs_[t.index]);
+    case Context::app:
+      if (t.ksoftirqd) return s->interrupts_.begin_ksoftirqd(t.index);
+      return s->job_model_.begin(s->jobs_[t.index]);
     case Context::hardirq:
       if (t.timer_irq) return s->interrupts_.begin_timer_irq(t.index);
       return s->interrupts_.begin_hardirq(*s->queues_[t.index]);
@@ -119,7 +126,9 @@ Duration System::begin_segment(void* self, Task& t) {
 bool System::end_segment(void* self, Task& t) {
   auto* s = static_cast<System*>(self);
   switch (t.context) {
-    case Context::app: return s->job_model_.end(s->jobs_[t.index]);
+    case Context::app:
+      if (t.ksoftirqd) return s->interrupts_.end_ksoftirqd(t.index);
+      return s->job_model_.end(s->jobs_[t.index]);
     case Context::hardirq:
       if (t.timer_irq) return s->interrupts_.end_timer_irq(t.index);
       return s->interrupts_.end_hardirq(*s->queues_[t.index]);

@@ -63,6 +63,8 @@ class System {
   DeviceStats device_stats(uint32_t d) const { return observer_.device_stats(d); }
   CoreTimes core_times(uint32_t c) const { return observer_.core_times(c); }
   uint32_t core_count() const { return static_cast<uint32_t>(cores_.size()); }
+  // A core's softirq state (pending work, ksoftirqd, completion IPIs), for tests.
+  const CoreSoftirq& softirq(uint32_t c) const { return softirqs_[c]; }
   // Drive-level mode timeline (drive policies such as coalesce_adaptive); empty otherwise.
   const std::vector<ModeChange>& drive_timeline(uint32_t d) const { return drives_[d].timeline; }
   std::string drive_mode(uint32_t d) const;

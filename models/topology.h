@@ -26,7 +26,7 @@ class Topology {
   struct Queue {
     uint32_t drive = 0;
     uint32_t qid = 0;   // within the drive; also its MSI-X vector
-    uint32_t core = 0;  // the vector's affinity: the first core that submits to it
+    uint32_t core = 0;  // the vector's effective affinity: one core of those that submit to it
     const policy::PolicyInfo* policy = nullptr;
   };
   struct JobClone {
@@ -37,11 +37,12 @@ class Topology {
   };
 
   Topology(uint32_t cores, std::span<const DriveShape> drives, std::span<const JobSpec> jobs,
-           const policy::PolicyInfo& policy);
+           const policy::PolicyInfo& policy, IrqEffectiveCpu effective_cpu = IrqEffectiveCpu::first_in_mask);
 
   // The simulator's shape of a scenario: one I/O queue per core unless io_queues says
   // otherwise, capped by the drive, and one vector per I/O queue (the admin queue shares
-  // the first, as when the kernel gets no more vectors than I/O queues).
+  // the first, as when the kernel gets no more vectors than I/O queues) -- or, when the
+  // drive's profile gives its MSI-X table size, the driver's num_vecs rule.
   static std::vector<DriveShape> simulated_drives(const Scenario& sc);
   static Topology of(const Scenario& sc);
 
@@ -59,7 +60,11 @@ class Topology {
   uint32_t monitor_core(uint32_t drive) const { return queues_[drive_queues_[drive][0]].core; }
 
  private:
+  // The core of its mask (the cores that submit to it) that takes a queue's interrupts.
+  uint32_t effective_core(uint32_t drive, uint32_t gq, IrqEffectiveCpu rule) const;
+
   uint32_t cores_;
+  std::vector<uint32_t> vectors_on_core_;  // vectors placed so far per core
   std::vector<Queue> queues_;
   std::vector<std::vector<uint32_t>> drive_queues_;  // drive -> global queue ids
   std::vector<std::vector<uint32_t>> core_queue_;    // drive -> core -> global queue id

@@ -29,6 +29,15 @@ struct ServiceSpec {
   Duration per_extra_4k = Duration::zero();
 };
 
+// Interrupt coalescing as the controller implements it (NVMe leaves both open).
+// The aggregation time runs per vector from its first held posting, or as one
+// controller-wide timer that releases every vector holding postings when it expires.
+enum class CoalescingTimer : uint8_t { per_vector, controller };
+// The aggregation count restarts when the controller signals the vector (today's
+// model), or also when the host writes a CQ head doorbell of the vector's queues
+// (entries the host has consumed no longer count).
+enum class CoalescingRestart : uint8_t { on_signal, on_cq_doorbell };
+
 struct DeviceProfile {
   std::string name;
   uint32_t max_io_queues = 128;     // I/O queue pairs the controller offers
@@ -43,6 +52,14 @@ struct DeviceProfile {
   Duration msix_delivery = Duration::ns(700);   // MSI-X write -> handler may start on the core
   Duration admin_command = Duration::us(20);    // e.g. Set Features, doorbell to CQE
   uint32_t arbitration_burst = 8;               // SQEs taken from one SQ per RR turn
+  // MSI-X table size. 0: the simulator's simplified shape (one vector per I/O queue, the
+  // admin queue sharing the first, so a one-queue drive has a shared vector). Else the
+  // driver's rule (drivers/nvme/host/pci.c, nvme_setup_io_queues): num_vecs = min(I/O
+  // queues + 1, table), I/O queues = max(num_vecs - 1, 1), a dedicated vector per queue
+  // iff num_vecs > 1.
+  uint32_t msix_table_size = 0;
+  CoalescingTimer coalescing_timer = CoalescingTimer::per_vector;
+  CoalescingRestart coalescing_count_restart = CoalescingRestart::on_signal;
 };
 
 // Where an engine's completions are posted to the job's ring and when a blocked job is
@@ -87,6 +104,55 @@ enum class CqeCost {
   same_code,   // cqe_work in every context, plus cqe_cold once per drain on cold caches
 };
 
+// The MSI-X message path shared by the drives behind one root complex: the posted write
+// crosses the root complex and the IOMMU's interrupt remapping, one message at a time.
+// messages_per_s == 0 and latency == 0: off (each message only pays the device's
+// msix_delivery).
+struct MsixPathSpec {
+  double messages_per_s = 0;     // capacity; 0: unlimited
+  Duration latency;              // added to every message (remapping lookup)
+  uint32_t drives_per_path = 1;  // drives 0..n-1 share path 0, n..2n-1 path 1, ...
+  bool active() const { return messages_per_s > 0 || latency > Duration::zero(); }
+};
+
+// __do_softirq's limits (kernel/softirq.c): after max_restart passes or max_time, the
+// pending work goes to the core's ksoftirqd, an ordinary task. max_restart == 0: off
+// (softirq work never leaves softirq context).
+struct SoftirqLimits {
+  uint32_t max_restart = 0;  // MAX_SOFTIRQ_RESTART (10)
+  Duration max_time;         // MAX_SOFTIRQ_TIME (2 ms)
+  bool active() const { return max_restart > 0; }
+};
+
+// irq_poll as lib/irq_poll.c runs it: one budget per CPU and softirq pass shared by the
+// queues polled there; a queue that used its whole weight is polled again in the next
+// pass of the same softirq run, with no new timer expiry. budget_per_cpu == 0: off (each
+// queue's own budget, a re-poll through a fresh timer expiry).
+struct IrqPollSpec {
+  uint32_t budget_per_cpu = 0;       // irq_poll_budget (256)
+  bool rearm_from_poll_end = false;  // the poll timer counts its period from the poll's end
+};
+
+// blk-mq's completion on the submitting CPU (block/blk-mq.c, blk_mq_complete_need_ipi,
+// rq_affinity=1 / QUEUE_FLAG_SAME_COMP): a request completed by an interrupt-side context
+// on a core that shares no cache with the submitting core is sent there by an IPI and
+// finished in that core's BLOCK_SOFTIRQ. cores_per_llc == 0: every core shares one cache
+// (off: completions are handed over where they are reaped).
+struct CompletionIpiSpec {
+  uint32_t cores_per_llc = 0;  // cores c and d share a cache iff c / n == d / n
+  Duration send;               // the sender: llist_add + IPI (x2APIC ICR write)
+  Duration latency;            // IPI send -> the target core takes it
+  Duration remote_per_cqe;     // end-of-request work on the submitting core, per request
+  bool active() const { return cores_per_llc > 0; }
+};
+
+// Which CPU of a vector's affinity mask takes its interrupts (its effective affinity).
+// first_in_mask: the lowest CPU (today's model). fewest_vectors: the CPU of the mask with
+// the fewest vectors already placed, as x86's vector matrix does for managed interrupts
+// (kernel/irq/matrix.c, matrix_find_best_cpu_managed), so several drives' queues that
+// share a mask spread over its CPUs.
+enum class IrqEffectiveCpu : uint8_t { first_in_mask, fewest_vectors };
+
 struct HostProfile {
   std::string name;
   uint32_t cores = 16;
@@ -127,6 +193,11 @@ struct HostProfile {
   Duration switch_out = Duration::zero();       // 6: a task that blocks leaves the core
   Duration idle_entry = Duration::zero();       // 6: the core enters its idle state
   Duration idle_exit = Duration::zero();        // 6: C-state exit latency when woken from idle
+  MsixPathSpec msix_path;
+  SoftirqLimits softirq_limits;
+  IrqPollSpec irq_poll;
+  IrqEffectiveCpu irq_effective_cpu = IrqEffectiveCpu::first_in_mask;
+  CompletionIpiSpec completion_ipi;
 };
 
 // The profile's word for each choice, in enum order (loader, resolved scenario, schema).

@@ -27,6 +27,7 @@ struct DeviceTest : ::testing::Test {
   std::vector<nvme::SqCursor> sq;
   std::unique_ptr<Device> dev;
   uint32_t next_rid = 0;
+  DeviceProfile prof = profile();  // a test may change it before make()
 
   static DeviceProfile profile() {
     DeviceProfile p;
@@ -46,7 +47,7 @@ struct DeviceTest : ::testing::Test {
   }
   // `queues` queue pairs, queue i on vector i.
   void make(uint32_t queues) {
-    dev = std::make_unique<Device>(eq, profile(), 0, 1, MsixSink{this, &DeviceTest::on_message}, requests);
+    dev = std::make_unique<Device>(eq, prof, 0, 1, MsixSink{this, &DeviceTest::on_message}, requests);
     for (uint32_t i = 0; i < queues; ++i) {
       mem.push_back(std::make_unique<QueueMemory>(kDepth));
       sq.push_back(nvme::SqCursor{.depth = kDepth});
@@ -162,6 +163,65 @@ TEST_F(DeviceTest, CoalescingDisabledOnOneVectorLeavesTheOthersCoalesced) {
   EXPECT_EQ(dev->stats().coalesced, 2u);
   run_until_us(20000);
   EXPECT_EQ(messages.back(), (Message{(30 + 10000) * 1000, 0}));
+}
+
+// Issue 10 item 9: the aggregation time as one controller-wide timer. Vector 1's first
+// held posting comes 50 us after vector 0's; both are released when the one timer that
+// vector 0 started expires, not 100 us after each vector's own first posting.
+TEST_F(DeviceTest, AControllerWideAggregationTimeReleasesEveryVectorAtOnce) {
+  prof.coalescing_timer = CoalescingTimer::controller;
+  make(2);
+  dev->admin_set_coalescing(7, 1);  // 8 postings or 100 us
+  run_until_us(20);
+  submit(0, 1);  // posted at 30 us: starts the controller's timer
+  run_until_us(70);
+  submit(1, 1);  // posted at 80 us: the timer is already running
+  run_until_us(1000);
+  EXPECT_EQ(messages, (std::vector<Message>{{130000, 0}, {130000, 1}}));
+}
+
+TEST_F(DeviceTest, APerVectorAggregationTimeRunsFromEachVectorsFirstPosting) {
+  make(2);  // the default: per vector
+  dev->admin_set_coalescing(7, 1);
+  run_until_us(20);
+  submit(0, 1);
+  run_until_us(70);
+  submit(1, 1);
+  run_until_us(1000);
+  EXPECT_EQ(messages, (std::vector<Message>{{130000, 0}, {180000, 1}}));
+}
+
+// Issue 10 item 9: when the aggregation count restarts. With on_cq_doorbell, a CQ head
+// doorbell (the host consumed the entries, e.g. by polling) clears what was held: no
+// interrupt for entries already reaped, and the next threshold counts from zero.
+TEST_F(DeviceTest, TheAggregationCountRestartsOnTheCqHeadDoorbellWhenTheProfileSaysSo) {
+  prof.coalescing_count_restart = CoalescingRestart::on_cq_doorbell;
+  make(1);
+  dev->admin_set_coalescing(2, 100);  // 3 postings or 10 ms
+  run_until_us(20);
+  submit(0, 2);  // two postings held at 30 us
+  run_until_us(40);
+  dev->cq_doorbell(0, 2);  // the host reaped both
+  submit(0, 2);            // two more at 50 us: the count is 2, not 4
+  run_until_us(60);
+  EXPECT_TRUE(messages.empty());
+  submit(0, 1);  // the third since the doorbell sends
+  run_until_us(80);
+  EXPECT_EQ(messages, (std::vector<Message>{{70000, 0}}));
+  run_until_us(20000);  // and no timer of the cleared aggregation fires later
+  EXPECT_EQ(messages.size(), 1u);
+}
+
+TEST_F(DeviceTest, TheAggregationCountIgnoresTheCqHeadDoorbellByDefault) {
+  make(1);
+  dev->admin_set_coalescing(2, 100);
+  run_until_us(20);
+  submit(0, 2);
+  run_until_us(40);
+  dev->cq_doorbell(0, 2);
+  submit(0, 1);  // the third held posting sends
+  run_until_us(60);
+  EXPECT_EQ(messages, (std::vector<Message>{{50000, 0}}));
 }
 
 }  // namespace

@@ -98,5 +98,48 @@ TEST(Topology, TheSimulatorGivesEachDriveOneQueuePerCoreCappedByTheDrive) {
   EXPECT_EQ(Topology::simulated_drives(sc)[0].vectors.msix_vectors, 1u);
 }
 
+// Issue 10 item 7: two drives with one queue each on four cores: every core shares
+// each drive's one queue. Taking the first CPU of the mask puts both drives' interrupts
+// on core 0; x86's managed-interrupt matrix puts each vector on the mask's CPU with the
+// fewest vectors so far, so the second drive's goes to core 1.
+TEST(Topology, TheFewestVectorsRuleSpreadsDrivesThatShareAMaskOverItsCores) {
+  std::vector<DriveShape> drives{{1, {2, false}}, {1, {2, false}}, {2, {3, false}}};
+  Topology first(4, drives, {}, info("irq"));
+  EXPECT_EQ(first.queue(0).core, 0u);
+  EXPECT_EQ(first.queue(1).core, 0u);
+  EXPECT_EQ(first.queue(2).core, 0u);  // drive 2's q0: mask {0, 1}
+  EXPECT_EQ(first.queue(3).core, 2u);  // drive 2's q1: mask {2, 3}
+  Topology spread(4, drives, {}, info("irq"), IrqEffectiveCpu::fewest_vectors);
+  EXPECT_EQ(spread.queue(0).core, 0u);
+  EXPECT_EQ(spread.queue(1).core, 1u);
+  EXPECT_EQ(spread.queue(2).core, 0u);  // mask {0, 1}: one vector each, the lower CPU
+  EXPECT_EQ(spread.queue(3).core, 2u);  // mask {2, 3}: none yet
+}
+
+// Issue 10 item 10: eligibility as nvme-pci decides it. With the drive's MSI-X table
+// given, one I/O queue gets vectors for itself and the admin queue (num_vecs = 2 > 1): a
+// dedicated vector, so policy A runs; a one-vector table shares it: plain interrupts.
+TEST(Topology, WithTheMsixTableGivenEligibilityFollowsNumVecs) {
+  Scenario sc;
+  sc.host.cores = 8;
+  sc.io_queues = 1;
+  sc.drives.resize(3);
+  sc.drives[1].profile.msix_table_size = 64;
+  sc.drives[2].profile.msix_table_size = 1;
+  auto shapes = Topology::simulated_drives(sc);
+  EXPECT_EQ(shapes[0].vectors.msix_vectors, 1u);  // the simplified shape: shared
+  EXPECT_EQ(shapes[1].vectors.msix_vectors, 2u);
+  EXPECT_EQ(shapes[1].io_queues, 1u);
+  EXPECT_EQ(shapes[2].vectors.msix_vectors, 1u);
+  EXPECT_EQ(queue_policy(info("watermark"), shapes[0].vectors).name, "irq");
+  EXPECT_EQ(queue_policy(info("watermark"), shapes[1].vectors).name, "watermark");
+  EXPECT_EQ(queue_policy(info("watermark"), shapes[2].vectors).name, "irq");
+  // A table smaller than the queues asked for: one vector for the admin queue, the rest
+  // one per I/O queue.
+  sc.io_queues = 8;
+  sc.drives[1].profile.msix_table_size = 5;
+  EXPECT_EQ(Topology::simulated_drives(sc)[1].io_queues, 4u);
+}
+
 }  // namespace
 }  // namespace nvmesim

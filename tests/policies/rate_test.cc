@@ -425,5 +425,25 @@ TEST_F(RateSmallTest, ParametersDriveEveryTransition) {
   EXPECT_EQ(q.modes.back().reason, "rate: held 2 windows, back to irq");
 }
 
+// Issue 10 item 10: "at most hold_windows windows" on a queue that goes idle. The windows
+// are windows of completions (policies.md counts them, not time), so the patch as
+// specified never ends a hold whose queue stops completing: its hrtimer keeps polling an
+// empty CQ every period, with the vector masked. The model does exactly that; a bound in
+// time would be a change of the policy, not of its runner.
+TEST_F(RateTest, AHoldOnAQueueThatGoesIdleKeepsPollingAnEmptyCq) {
+  enter_try();
+  succeed_try();
+  const uint64_t empty_before = q.counters().poll_empty;
+  for (int i = 0; i < 10000; ++i) {  // 50 ms of empty polls at the 5 us period
+    const TimerStep s = timer(Duration::us(5), 0);
+    ASSERT_TRUE(s.rearm);
+    ASSERT_EQ(s.period, Duration::us(5));
+  }
+  EXPECT_EQ(p.state(), State::poll_hold);
+  EXPECT_TRUE(q.masked);
+  EXPECT_EQ(q.counters().poll_empty - empty_before, 10000u);
+}
+
 }  // namespace
 }  // namespace nvmesim::policy
+
