@@ -69,8 +69,7 @@ MatrixXd forward_jacobian(const ResidualFn& f, const VectorXd& x, const VectorXd
   MatrixXd j(fx.size(), x.size());
   for (Eigen::Index i = 0; i < x.size(); ++i) {
     const ParamBound& b = bounds[i];
-    double scale = std::abs(x[i]) > 1e-3 * (b.hi - b.lo) ? std::abs(x[i]) : (b.hi - b.lo);
-    double h = rel_step * scale;
+    double h = rel_step * (b.hi - b.lo);
     if (x[i] + h > b.hi) h = -h;  // backwards at the upper bound
     VectorXd xp = x;
     xp[i] += h;

@@ -1,8 +1,10 @@
 // Bounded nonlinear least squares: Eigen's (unsupported) Levenberg-Marquardt on an
 // unbounded variable u mapped onto each parameter's [lo, hi] by x = lo + (hi-lo)(1+sin u)/2
 // (MINUIT's and lmfit's transform), with a forward-difference Jacobian whose step is a
-// fixed fraction of each parameter. The residual function may be a stochastic simulation
-// run with fixed seeds: the step must be large enough to see through its quantisation.
+// fixed fraction of each parameter's range. The residual function may be a stochastic
+// simulation run with fixed seeds: the step must be large enough to see through its
+// quantisation. A step proportional to the range (not to the value) gives parameters with
+// equal ranges equal steps, so two that enter only as their sum get identical columns.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +23,9 @@ struct ParamBound {
 using ResidualFn = std::function<Eigen::VectorXd(const Eigen::VectorXd& x)>;
 
 struct LsqOptions {
-  // Forward-difference step: rel_step * |x_i| (or of the bound range when x_i is ~0),
-  // taken backwards when the forward point would leave the bounds.
-  double rel_step = 0.02;
+  // Forward-difference step: rel_step * (hi - lo), taken backwards when the forward point
+  // would leave the bounds.
+  double rel_step = 0.01;
   int max_evaluations = 200;  // residual evaluations per start, Jacobians included
   double xtol = 1e-4;         // relative change of u below which LM stops
   double ftol = 1e-6;         // relative reduction of the cost below which LM stops

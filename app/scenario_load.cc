@@ -535,6 +535,12 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
 
 }  // namespace
 
+std::optional<InputError> inline_profile_files(json& doc, const std::string& base_dir) {
+  std::optional<InputError> err;
+  inline_profiles(doc, base_dir, err);
+  return err;
+}
+
 std::optional<InputError> apply_override(json& doc, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)

