@@ -164,18 +164,19 @@ std::variant<CalibrationOutcome, InputError> calibrate(const CalibrationSpec& sp
 
   // ---- the feasible set: the starts' ends and a sample of the best fit's neighbourhood --
   // Neighbourhood: points best + S V c, S = diag(|x|), V the right singular vectors, c_k
-  // from a Latin hypercube over [-e_k, e_k], e_k = 3 s / sigma_k (three standard errors
-  // along that direction), at most 1 (a 100% change); clamped to the box.
+  // from a Latin hypercube over [-e_k, e_k], e_k = 2 / (sigma_k sqrt(n)): a move that
+  // changes the residuals by about two noise units in all (the feasibility rule's scale),
+  // at most 1 (a 100% change) along directions the data barely see; clamped to the box.
   std::vector<VectorXd> candidates;
   for (const auto& f : fits) candidates.push_back(f.x);
   if (spec.neighbourhood > 0 && n > 0) {
     std::vector<ParamBound> unit(n, ParamBound{-1, 1});
-    const double sd = std::sqrt(diag.residual_variance);
+    const double spread = 2.0 / std::sqrt(static_cast<double>(n));
     for (const VectorXd& c : latin_hypercube(unit, spec.neighbourhood, spec.start_seed + 1)) {
       VectorXd step = VectorXd::Zero(static_cast<Eigen::Index>(n));
       for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(n); ++k) {
         double sk = diag.singular_values[k];
-        double e = sk > 0 ? std::min(3 * sd / sk, 1.0) : 1.0;
+        double e = sk > 0 ? std::min(spread / sk, 1.0) : 1.0;
         step += c[k] * e * diag.right_singular_vectors.col(k);
       }
       VectorXd x = fit.x;

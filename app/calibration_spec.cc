@@ -313,6 +313,8 @@ CalibrationSpecResult load_calibration_spec(const json& doc, const std::string& 
     const json* range = nullptr;
     if (profile.contains("ranges") && profile["ranges"].is_object() && profile["ranges"].contains(p.in_profile))
       range = &profile["ranges"][p.in_profile];
+    if (range && !(range->is_array() && range->size() == 2 && (*range)[0].is_number() && (*range)[1].is_number()))
+      return InputError{pw + "/path", "the profile's ranges[\"" + p.in_profile + "\"] must be [lo, hi]"};
     bool has_min = pr.has("min"), has_max = pr.has("max");
     if ((!has_min || !has_max) && !range)
       return InputError{pw, "needs min and max: the profile documents no range for " + p.in_profile};

@@ -50,7 +50,22 @@ FitDiagnostics diagnose_fit(const Eigen::MatrixXd& jacobian, const Eigen::Vector
   // null): the weakest direction is the one they move along.
   bool flagged = false;
   for (bool u : d.unidentifiable) flagged = flagged || u;
-  if (flagged && n > 0 && d.weak_directions.empty()) d.weak_directions.push_back(static_cast<int>(n - 1));
+  // Of the directions, the one that gives the flagged parameters most of their variance.
+  if (flagged && n > 0 && d.weak_directions.empty()) {
+    int pick = static_cast<int>(n - 1);
+    double most = -1;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      double sk = std::max(d.singular_values[k], smax * 1e-12 + std::numeric_limits<double>::min());
+      double w = 0;
+      for (Eigen::Index i = 0; i < n; ++i)
+        if (d.unidentifiable[i]) w += d.right_singular_vectors(i, k) * d.right_singular_vectors(i, k);
+      if (w / (sk * sk) > most) {
+        most = w / (sk * sk);
+        pick = static_cast<int>(k);
+      }
+    }
+    d.weak_directions.push_back(pick);
+  }
   return d;
 }
 

@@ -27,8 +27,8 @@ struct FitDiagnostics {
   double condition = 0;             // s_max / s_min; infinity when s_min is 0
   std::vector<bool> unidentifiable;
   // Columns of right_singular_vectors (indices) whose singular value makes the condition
-  // exceed the limit, or the weakest one when parameters are flagged by correlation alone:
-  // the combinations of parameters the data do not pin.
+  // exceed the limit, or, when parameters are flagged by correlation alone, the one that
+  // gives them most of their variance: the combinations the data do not pin.
   std::vector<int> weak_directions;
 };
 

@@ -234,7 +234,7 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
     (std::string(op) == "read" ? d.read : d.write) = read_service(r.at(op), r.child(op), base_dir, err);
     if (err) return d;
   }
-  r.reject_unknown({"read", "write", "comment", "sources", "file"});
+  r.reject_unknown({"read", "write", "comment", "sources", "ranges", "file"});
   return d;
 }
 
@@ -274,7 +274,7 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
   for (const auto& f : kFields)
     h.*f.member = r.duration(f.key, h.*f.member, Duration::zero(), kMaxCost, Duration::ns(1));
   h.fsleep_slack_pct = r.u32("fsleep_slack_pct", h.fsleep_slack_pct, 0, 100);
-  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file"});
+  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "ranges", "file"});
   return h;
 }
 
