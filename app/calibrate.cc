@@ -311,13 +311,18 @@ std::variant<CalibrationOutcome, InputError> calibrate(const CalibrationSpec& sp
         plo = std::min(plo, e->metrics[r].at(k));
         phi = std::max(phi, e->metrics[r].at(k));
       }
-      bool inside = v >= plo && v <= phi;
-      ms.push_back({{"metric", k},
+      auto range = run.measured_range.find(k);
+      const double mlo = range != run.measured_range.end() ? range->second.first : v;
+      const double mhi = range != run.measured_range.end() ? range->second.second : v;
+      bool inside = mhi >= plo && mlo <= phi;
+      json mj = {{"metric", k},
                     {"measured", v},
                     {"simulated", s},
                     {"error", s / v - 1},
                     {"prediction_interval", {plo, phi}},
-                    {"inside", inside}});
+                    {"inside", inside}};
+      if (range != run.measured_range.end()) mj["measured_range"] = {mlo, mhi};
+      ms.push_back(mj);
       if (!run.fit) {
         held_err[k].push_back(std::abs(s / v - 1));
         ++held_points;

@@ -84,6 +84,7 @@ std::optional<InputError> read_published(CalibrationRun& run, const json& pub, c
       return InputError{where + "/published", "has neither change_pct nor change_pct_range"};
     }
     run.measured["iops_ratio"] = 1.0 + mid / 100.0;
+    if (half > 0) run.measured_range["iops_ratio"] = {1.0 + (mid - half) / 100.0, 1.0 + (mid + half) / 100.0};
     // A published range is as good as a measurement of noise half its width.
     run.noise = std::max(run.noise, half / 100.0 / (1.0 + mid / 100.0));
     run.sets.push_back(policy_set(baseline));

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <string>
 #include <variant>
 #include <vector>
@@ -33,6 +35,9 @@ struct CalibrationRun {
   // iops_ratio: the scenario run with policy `ratio_policy` over the scenario's own policy.
   std::string ratio_policy;
   MetricValues measured;           // only the fitted metrics
+  // A published range instead of a figure ("change_pct_range"): `measured` holds its middle,
+  // and a held-out prediction is "inside" when its interval overlaps the range.
+  std::map<std::string, std::pair<double, double>> measured_range;
   double noise = 0.02;             // relative measurement noise (residuals are divided by it)
   std::string source;              // what the measurement is, for the report and sources
 };
