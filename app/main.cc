@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -14,6 +15,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/calibrate.h"
+#include "app/calibration_report.h"
+#include "app/calibration_spec.h"
 #include "app/checked_number.h"
 #include "app/fio_json.h"
 #include "app/input_limits.h"
@@ -242,6 +246,52 @@ int run_or_validate(bool validate, const RunArgs& a) {
   return report_run(a, results, info);
 }
 
+struct CalibrateArgs {
+  std::string spec, out_path, report_dir, date;
+  bool quiet = false;
+};
+
+// nvmesim calibrate: fit, then write the fitted profile(s) (-o) and the report (--report).
+int calibrate_main(const CalibrateArgs& a) {
+  auto loaded = nvmesim::load_calibration_spec_file(a.spec);
+  if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error({a.spec + (e->path.empty() ? "" : ":" + e->path), e->message});
+  const auto& spec = std::get<nvmesim::CalibrationSpec>(loaded);
+  // Outputs opened before the fit: an unwritable path is bad input, found now.
+  nvmesim::OutputFile out, report_json, report_md;
+  if (!a.out_path.empty())
+    if (std::string e = out.open(a.out_path); !e.empty()) return input_error({"-o", e});
+  if (!a.report_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.report_dir, ec);
+    if (std::string e = report_json.open(a.report_dir + "/report.json"); !e.empty()) return input_error({"--report", e});
+    if (std::string e = report_md.open(a.report_dir + "/report.md"); !e.empty()) return input_error({"--report", e});
+  }
+  std::string date = !a.date.empty() ? a.date : !spec.fitted_on.empty() ? spec.fitted_on : nvmesim::utc_date_today();
+  auto progress = [&](const std::string& s) {
+    if (!a.quiet) std::fprintf(stderr, "calibrate: %s\n", s.c_str());
+  };
+  auto result = nvmesim::calibrate(spec, date, progress);
+  if (auto* e = std::get_if<nvmesim::InputError>(&result)) return input_error({a.spec + ":" + e->path, e->message});
+  const auto& outcome = std::get<nvmesim::CalibrationOutcome>(result);
+  // One profile fitted: -o is that profile. Several: an object of them by slot.
+  const nlohmann::json& fitted =
+      outcome.profiles.size() == 1 ? outcome.profiles.begin().value() : outcome.profiles;
+  if (!a.out_path.empty()) out.stream() << fitted.dump(2) << "\n";
+  if (!a.report_dir.empty()) {
+    nlohmann::json doc = outcome.report;
+    doc["fitted_profiles"] = outcome.profiles;
+    report_json.stream() << doc.dump(2) << "\n";
+    report_md.stream() << nvmesim::calibration_report_markdown(outcome.report);
+  }
+  for (nvmesim::OutputFile* f : {&out, &report_json, &report_md})
+    if (auto e = f->close()) {
+      std::cerr << "nvmesim: " << *e << "\n";
+      return kExitInternal;
+    }
+  if (!a.quiet) std::cout << nvmesim::calibration_report_markdown(outcome.report);
+  return finish_stdout(0);
+}
+
 int run_main(int argc, char** argv) {
   // Commands of the Python package: every further argument, --help included, is theirs.
   if (argc >= 2 && (std::string(argv[1]) == "ab" || std::string(argv[1]) == "compare"))
@@ -299,6 +349,23 @@ int run_main(int argc, char** argv) {
       ->type_name("PATH=VALUE")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  CalibrateArgs ca;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate",
+      "fit profile parameters to measured runs (hw results, fio JSON, published rows) and report\n"
+      "what the data pin: values, standard errors, correlations, the scaled Jacobian's singular values,\n"
+      "parameters that cannot be identified, the feasible set and the held-out runs' prediction\n"
+      "intervals (docs/calibration.md, \"Calibrating a profile\")");
+  calibrate->add_option("SPEC", ca.spec, "calibration spec (nvmesim-calibrate/1, scenarios/calibration.schema.json)")
+      ->required();
+  calibrate->add_option("-o,--output", ca.out_path,
+                        "fitted profile JSON (several profiles fitted: an object of them by slot)")
+      ->type_name("FILE");
+  calibrate->add_option("--report", ca.report_dir, "write report.json and report.md into DIR")->type_name("DIR");
+  calibrate->add_option("--date", ca.date, "the date written into the fitted values' sources (default: the spec's\n"
+                                           "fitted_on, else today in UTC)")
+      ->type_name("YYYY-MM-DD");
+  calibrate->add_flag("-q,--quiet", ca.quiet, "no report on stdout and no progress on stderr");
   CLI::App* policies = app.add_subcommand("policies", "every policy's parameters (Markdown)");
   CLI::App* schema = app.add_subcommand("schema", "the scenario JSON Schema");
   // Listed for --help; run_main hands them to the Python package before parsing.
@@ -324,6 +391,7 @@ int run_main(int argc, char** argv) {
     print_policies(std::cout);
     return finish_stdout(0);
   }
+  if (calibrate->parsed()) return calibrate_main(ca);
   if (report->parsed()) return finish_stdout(nvmesim::report_main(report_dir, report_sets, std::cout, std::cerr));
   return run_or_validate(validate->parsed(), ra);
 }

@@ -242,7 +242,7 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
     (std::string(op) == "read" ? d.read : d.write) = read_service(r.at(op), r.child(op), base_dir, err);
     if (err) return d;
   }
-  r.reject_unknown({"read", "write", "comment", "sources", "file"});
+  r.reject_unknown({"read", "write", "comment", "sources", "ranges", "file"});
   return d;
 }
 
@@ -341,7 +341,7 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
   h.timer_slack = read_choice(r, "timer_slack", h.timer_slack, kTimerSlackNames);
   h.cqe_cost = read_choice(r, "cqe_cost", h.cqe_cost, kCqeCostNames);
   read_delivery(r, h, err);
-  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "file", "msix_path", "softirq_limits", "irq_poll",
+  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "ranges", "file", "msix_path", "softirq_limits", "irq_poll",
                     "completion_ipi"});
   return h;
 }
@@ -630,6 +630,12 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
 }
 
 }  // namespace
+
+std::optional<InputError> inline_profile_files(json& doc, const std::string& base_dir) {
+  std::optional<InputError> err;
+  inline_profiles(doc, base_dir, err);
+  return err;
+}
 
 std::optional<InputError> apply_override(json& doc, const std::string& assignment) {
   auto eq = assignment.find('=');

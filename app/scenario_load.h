@@ -38,6 +38,10 @@ using LoadResult = std::variant<LoadedScenario, InputError>;
 LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts);
 // A scenario given as a JSON document.
 LoadResult load_scenario_json(nlohmann::json doc, const LoadOptions& opts);
+// Replaces every profile given as a file name (the host, each drive's) by the file's
+// content, as loading does; relative names resolve against `base_dir`, then the shipped
+// scenarios directory.
+std::optional<InputError> inline_profile_files(nlohmann::json& doc, const std::string& base_dir);
 // Applies one "path=value" override (value parsed as JSON, else taken as a string).
 std::optional<InputError> apply_override(nlohmann::json& doc, const std::string& assignment);
 // The JSON Schema of scenario files (scenarios/schema.json, compiled in).

@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
   nvmesim::python::init_errors(m);
   nvmesim::python::init_scenario(m);
   nvmesim::python::init_run(m);
+  nvmesim::python::init_calibrate(m);
 }

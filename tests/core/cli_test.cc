@@ -128,7 +128,7 @@ std::string temp(const std::string& name, const std::string& text) {
 
 TEST(Cli, HelpExitsZeroAtTheTopAndForEveryCommand) {
   for (const char* args : {"--help", "-h", "run --help", "validate --help", "report --help", "policies --help",
-                           "schema --help"}) {
+                           "schema --help", "calibrate --help"}) {
     Outcome o = cli(args);
     EXPECT_EQ(o.code, 0) << args << "\n" << o.out;
     EXPECT_NE(o.out.find("Usage: nvmesim"), std::string::npos) << args << "\n" << o.out;
@@ -279,6 +279,92 @@ TEST(Cli, SchemaIsJsonAndUsageErrorsExitTwo) {
   EXPECT_EQ(cli("").code, 2);
   EXPECT_EQ(cli("frobnicate").code, 2);
   EXPECT_EQ(cli("run " + scenario() + " --bogus").code, 2);
+}
+
+
+
+// ---- nvmesim calibrate ---------------------------------------------------------------
+
+// One drive, one job at QD `qd`, short: the measured runs of the calibrate tests.
+std::string small_scenario(int qd) {
+  return temp("nvmesim_cal_qd" + std::to_string(qd) + ".json",
+              R"({"name": "small", "seed": 1, "duration_us": 8000, "warmup_us": 1000,
+    "host": "profiles/host_testbed_a.json", "queue_depth": 1024,
+    "drives": [{"name": "nvme0", "profile": "profiles/solidigm_sb5ph27x038t.json"}],
+    "policy": {"name": "irq"},
+    "jobs": [{"name": "j", "ioengine": "io_uring", "rw": "randread", "bs": "4k", "iodepth": )" +
+                  std::to_string(qd) + R"(, "cpus_allowed": "0", "drives": ["nvme0"]}]})");
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
+  const std::string run = R"({"name": "r", "scenario": ")" + small_scenario(4) + R"(", "measured": {"iops": 5e4}})";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run + R"(], "parameters": [{"path": "/host/irq_entry_ns"}]})",
+       "/parameters/0: needs min and max"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
+           R"(], "parameters": [{"path": "/seed", "min": 1, "max": 2}]})",
+       "/parameters/0/path: must name a profile value"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
+           R"(], "parameters": [{"path": "/host/no_such_ns", "min": 1, "max": 2}]})",
+       "/parameters/0/path: in run \"r\"'s scenario: no value at /host/no_such_ns"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [{"name": "r", "role": "train", "measured": {"iops": 1}}],
+           "parameters": [{"path": "/host/irq_entry_ns", "min": 1, "max": 2}]})",
+       "/runs/0/role: must be one of"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [{"name": "r", "scenario": ")" + small_scenario(4) +
+           R"(", "measured": {"iops": 1, "bandwidth": 3}}], "parameters": [{"path": "/host/irq_entry_ns", "min": 1, "max": 2}]})",
+       "/runs/0/measured/bandwidth: not a metric name"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
+           R"(], "parameters": [{"path": "/host/irq_entry_ns", "min": 0, "max": 200000000}]})",
+       "/parameters: at every max, run \"r\" does not load: /host/irq_entry_ns: must be <="},
+  };
+  for (const auto& [text, expect] : cases) {
+    Outcome o = cli("calibrate -q " + temp("nvmesim_cal_bad.json", text));
+    EXPECT_EQ(o.code, 2) << text << "\n" << o.out;
+    EXPECT_NE(o.out.find(expect), std::string::npos) << expect << "\n" << o.out;
+  }
+}
+
+// Measurements written by the CLI itself (a results document and a fio JSON file) at a
+// hidden service time; calibrate reads both kinds, recovers it, and is deterministic.
+TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
+  auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_calibrate";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (int qd : {2, 8}) {
+    std::string fmt = qd == 2 ? "" : " --format fio-json";
+    Outcome o = cli("run -q " + small_scenario(qd) + " --set /drives/0/profile/read/mean_ns=85000" + fmt + " -o " +
+                    (dir / ("measured_qd" + std::to_string(qd) + ".json")).string());
+    ASSERT_EQ(o.code, 0) << o.out;
+  }
+  std::string spec = temp("nvmesim_cal_spec.json", R"({"format": "nvmesim-calibrate/1", "name": "cli",
+    "starts": 2, "max_evaluations": 30, "neighbourhood": 4, "fitted_on": "2026-01-02",
+    "parameters": [{"path": "/drives/*/profile/read/mean_ns", "min": 40000, "max": 150000}],
+    "runs": [{"name": "qd2", "measured": ")" + (dir / "measured_qd2.json").string() + R"("},
+             {"name": "qd8", "role": "holdout", "scenario": ")" + small_scenario(8) + R"(",
+              "measured": ")" + (dir / "measured_qd8.json").string() + R"(", "metrics": ["iops"]}]})");
+  for (const char* tag : {"a", "b"}) {
+    Outcome o = cli("calibrate -q " + spec + " -o " + (dir / (std::string(tag) + "-profile.json")).string() +
+                    " --report " + (dir / tag).string());
+    ASSERT_EQ(o.code, 0) << o.out;
+  }
+  const auto profile = nlohmann::json::parse(read_text(dir / "a-profile.json"));
+  EXPECT_NEAR(profile["read"]["mean_ns"].get<double>(), 85000, 85000 * 0.01);
+  const std::string source = profile["sources"]["read.mean_ns"].get<std::string>();
+  EXPECT_NE(source.find("fitted by nvmesim calibrate on 2026-01-02"), std::string::npos) << source;
+  EXPECT_NE(source.find("qd2 [simulator results measured_qd2.json"), std::string::npos) << source;
+  const auto report = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
+  EXPECT_EQ(report["runs"][1]["source"], "fio JSON measured_qd8.json");
+  EXPECT_EQ(report["runs"][1]["role"], "holdout");
+  EXPECT_NE(read_text(dir / "a" / "report.md").find("## Parameters"), std::string::npos);
+  // Same spec and date: byte-identical outputs.
+  EXPECT_EQ(read_text(dir / "a-profile.json"), read_text(dir / "b-profile.json"));
+  EXPECT_EQ(read_text(dir / "a" / "report.json"), read_text(dir / "b" / "report.json"));
+  EXPECT_EQ(read_text(dir / "a" / "report.md"), read_text(dir / "b" / "report.md"));
 }
 
 }  // namespace

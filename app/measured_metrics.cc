@@ -1,0 +1,97 @@
+#include "app/measured_metrics.h"
+
+#include <array>
+
+#include "app/json_text.h"
+
+namespace nvmesim {
+namespace {
+
+constexpr std::array<const char*, 13> kMetrics = {
+    "iops",   "lat_p50",        "lat_p99", "lat_p99.9",  "irqs_per_io", "completions_per_irq", "cpu_hardirq",
+    "cpu_softirq", "cpu_irq_thread", "cpu_app", "cpu_kernel", "cpu_busy",    "iops_ratio"};
+
+double num(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; }
+
+}  // namespace
+
+bool is_metric_name(const std::string& name) {
+  for (const char* m : kMetrics)
+    if (name == m) return true;
+  return false;
+}
+
+bool is_fio_json(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("fio version") && doc.contains("jobs") && doc["jobs"].is_array();
+}
+
+MetricValues metrics_of_results(const nlohmann::json& doc) {
+  MetricValues m;
+  const auto& agg = doc.at("aggregate");
+  m["iops"] = num(agg.at("iops"));
+  const auto& lat = agg.at("latency_ns");
+  m["lat_p50"] = num(lat.at("p50"));
+  m["lat_p99"] = num(lat.at("p99"));
+  m["lat_p99.9"] = num(lat.at("p99.9"));
+  m["irqs_per_io"] = num(agg.at("irqs_per_io"));
+  if (agg.contains("completions_per_irq") && agg["completions_per_irq"].is_number())
+    m["completions_per_irq"] = num(agg["completions_per_irq"]);
+  double hard = 0, soft = 0, thread = 0, app = 0;
+  for (const auto& c : doc.at("cores")) {
+    const auto& f = c.at("fractions");
+    hard += num(f.at("hardirq"));
+    soft += num(f.at("softirq"));
+    thread += num(f.at("irq_thread"));
+    app += num(f.at("app"));
+  }
+  m["cpu_hardirq"] = hard;
+  m["cpu_softirq"] = soft;
+  m["cpu_irq_thread"] = thread;
+  m["cpu_app"] = app;
+  m["cpu_kernel"] = hard + soft + thread;
+  m["cpu_busy"] = hard + soft + thread + app;
+  return m;
+}
+
+std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out) {
+  const auto& jobs = doc["jobs"];
+  if (jobs.empty()) return InputError{where + "/jobs", "empty"};
+  double iops = 0, usr = 0, sys = 0;
+  int directions = 0;
+  const nlohmann::json* percentiles = nullptr;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string jw = where + "/jobs/" + std::to_string(i);
+    const auto& job = jobs[i];
+    if (!job.is_object()) return InputError{jw, "not an object"};
+    for (const char* d : {"read", "write", "mixed"}) {
+      if (!job.contains(d)) continue;
+      const auto& obj = job[d];
+      if (!obj.is_object() || (obj.contains("iops") && !obj["iops"].is_number()))
+        return InputError{jw + "/" + d, "not a fio direction object with a number 'iops'"};
+      if (num(obj.value("iops", nlohmann::json(0))) == 0 && num(obj.value("total_ios", nlohmann::json(0))) == 0)
+        continue;
+      iops += num(obj["iops"]);
+      ++directions;
+      if (obj.contains("clat_ns") && obj["clat_ns"].is_object() && obj["clat_ns"].contains("percentile"))
+        percentiles = &obj["clat_ns"]["percentile"];
+    }
+    for (const char* key : {"usr_cpu", "sys_cpu"})
+      if (job.contains(key) && !job[key].is_number()) return InputError{jw + "/" + key, "not a number"};
+    usr += num(job.value("usr_cpu", nlohmann::json(0))) / 100.0;
+    sys += num(job.value("sys_cpu", nlohmann::json(0))) / 100.0;
+  }
+  if (directions == 0) return InputError{where + "/jobs", "no job did any read or write I/O"};
+  out["iops"] = iops;
+  out["cpu_app"] = usr;
+  out["cpu_kernel"] = sys;
+  out["cpu_busy"] = usr + sys;
+  // Several jobs: fio gives no aggregate latency (compare's mixture is an approximation we
+  // do not fit to); run fio with group_reporting for one.
+  if (directions == 1 && percentiles && percentiles->is_object()) {
+    for (auto [name, key] : {std::pair{"lat_p50", "50.000000"}, {"lat_p99", "99.000000"}, {"lat_p99.9", "99.900000"}})
+      if (percentiles->contains(key) && (*percentiles)[key].is_number()) out[name] = num((*percentiles)[key]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace nvmesim

@@ -1,0 +1,36 @@
+// The metrics that calibrate fits, read from a results document (simulator or
+// `"source": "hw"`) or a fio JSON output: the same figures `nvmesim compare` compares
+// (docs/compare.md), read the same way, so calibrate and compare agree on what a file says.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/input_error.h"
+
+namespace nvmesim {
+
+// Metric name -> value. Names: iops, lat_p50, lat_p99, lat_p99.9, irqs_per_io,
+// completions_per_irq, cpu_hardirq, cpu_softirq, cpu_irq_thread, cpu_app, cpu_kernel,
+// cpu_busy (CPUs, summed over cores), and iops_ratio (a published change: the policy's
+// IOPS over the baseline's).
+using MetricValues = std::map<std::string, double>;
+
+// Every metric name calibrate knows.
+bool is_metric_name(const std::string& name);
+
+// A results document's metrics. Pre: `doc` is an nvmesim-results/1 document.
+MetricValues metrics_of_results(const nlohmann::json& doc);
+
+// A fio JSON output's metrics: IOPS summed over jobs and directions; latency percentiles
+// only from one job (or group_reporting), where fio gives them as they are; cpu_app,
+// cpu_kernel, cpu_busy from usr_cpu/sys_cpu. An error names the JSON path under `where`.
+std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out);
+
+// Whether `doc` is fio's JSON output (has "fio version" and "jobs").
+bool is_fio_json(const nlohmann::json& doc);
+
+}  // namespace nvmesim
