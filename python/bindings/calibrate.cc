@@ -8,7 +8,7 @@
 #include "app/calibration_report.h"
 #include "app/calibration_spec.h"
 #include "app/json_text.h"
-#include "bindings/bindings.h"
+#include "python/bindings/bindings.h"
 
 namespace nvmesim::python {
 namespace {
