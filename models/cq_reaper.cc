@@ -5,7 +5,7 @@ namespace nvmesim {
 CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, uint32_t budget) {
   const Duration per_cqe = ctx == Context::hardirq ? host_->irq_per_cqe : host_->poll_per_cqe;
   Device& dev = *(*devices_)[q.drive];
-  const bool trace_commands = obs_->command_tracing();
+  const bool trace_commands = obs_->watches_commands();
   const std::size_t first = q.drained.size();
   Time t = at;
   uint32_t n = 0;

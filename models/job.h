@@ -36,9 +36,16 @@ struct Job {
   uint32_t wait_need = 0;
   bool in_syscall = false;           // io_uring: a wait right after a submit shares its syscall
 
-  // Open loop (rate_iops): arrivals waiting to be issued.
+  // Open loop (rate_iops, or a replay): arrivals waiting to be issued.
   uint64_t backlog = 0;
   Duration mean_gap;
+
+  // Replay (--replay): the trace's commands this clone submits, in submit order.
+  bool replays = false;
+  std::vector<uint32_t> replay_commands;
+  std::size_t replay_arrived = 0;  // whose recorded submit time has come
+  std::size_t replay_next = 0;     // next to submit
+  bool open_loop() const { return replays || mean_gap > Duration::zero(); }
 
   Task task;
   Segment seg = Segment::none;

@@ -129,6 +129,8 @@ void RunObserver::finish_trace(Time now) {
 
 void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Context ctx, Time now) {
   const Request& r = (*m_.requests)[cid];
+  if (replayed_) (*replayed_)[r.command].seen = seen;
+  if (!cmd_trace_) return;
   trace::CommandRecord c;
   c.queue = q.qid + 1;
   c.cid = cid;
@@ -142,6 +144,14 @@ void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Co
   if (ctx == Context::hardirq) c.irq = now;
   c.completed_by = ctx;
   cmd_trace_->add(seen, c);
+}
+
+void RunObserver::replayed_command_reaped(const Request& r, Time now) {
+  ReplayedTimes& t = (*replayed_)[r.command];
+  t.submit = r.submitted;
+  t.doorbell = r.doorbell;
+  t.posted = r.posted;
+  t.reaped = now;
 }
 
 void RunObserver::hard_irq(const HostQueue& q, Time now, uint32_t cqes, bool held) {
