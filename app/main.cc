@@ -20,6 +20,7 @@
 #include "app/memory_estimate.h"
 #include "app/output_file.h"
 #include "app/python_handoff.h"
+#include "app/replay_load.h"
 #include "app/report.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
@@ -108,7 +109,25 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string format = "results";  // -o's layout: results (docs/results.md) or fio-json
   bool quiet = false;
+  // --replay FILE [--replay-service] [--replay-diff FILE] [--replay-drive NAME] [--replay-block-bytes N]
+  std::string replay_path, replay_diff_path, replay_drive, replay_block_bytes;
+  bool replay_service = false;
 };
+
+std::optional<uint64_t> parse_block_bytes(const std::string& s) {
+  auto v = nvmesim::in_range_u64(nvmesim::parse_integral(s), 1, uint64_t{1} << 20);
+  if (!v || (*v & (*v - 1)) != 0) return std::nullopt;
+  return v;
+}
+const std::string kBlockRule = "must be a power of two from 1 to 1048576 bytes";
+
+// The replay's diff beside -o: results.json -> results.replay-diff.csv.
+std::string default_replay_diff(const std::string& out_path) {
+  if (out_path.empty()) return {};
+  std::string base = out_path;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  return base + ".replay-diff.csv";
+}
 
 int run_or_validate(bool validate, const RunArgs& a) {
   nvmesim::LoadOptions opts;
@@ -120,6 +139,24 @@ int run_or_validate(bool validate, const RunArgs& a) {
   auto loaded = nvmesim::load_scenario_file(a.scenario, opts);
   if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error(*e);
   const auto& ls = std::get<nvmesim::LoadedScenario>(loaded);
+  if (a.replay_path.empty()) {
+    for (auto [given, option] : {std::pair{a.replay_service, "--replay-service"},
+                                 std::pair{!a.replay_diff_path.empty(), "--replay-diff"},
+                                 std::pair{!a.replay_drive.empty(), "--replay-drive"},
+                                 std::pair{!a.replay_block_bytes.empty(), "--replay-block-bytes"}})
+      if (given) return input_error({option, "needs --replay FILE"});
+  }
+  std::optional<nvmesim::ReplayTrace> replay;
+  if (!a.replay_path.empty()) {
+    nvmesim::ReplayLoadOptions ro;
+    ro.path = a.replay_path;
+    ro.service = a.replay_service;
+    ro.drive = a.replay_drive;
+    if (!a.replay_block_bytes.empty()) ro.block_bytes = static_cast<uint32_t>(*parse_block_bytes(a.replay_block_bytes));
+    auto r = nvmesim::load_replay(ro, ls.scenario);
+    if (auto* e = std::get_if<nvmesim::InputError>(&r)) return input_error(*e);
+    replay = std::move(std::get<nvmesim::ReplayTrace>(r));
+  }
   if (validate) {
     std::cout << a.scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
               << " job section(s), policy " << ls.scenario.policy.name << ")\n";
@@ -127,8 +164,11 @@ int run_or_validate(bool validate, const RunArgs& a) {
   }
 
   // Every output is opened before the run: an unwritable path is bad input, found now.
-  nvmesim::OutputFile out, trace, commands;
+  nvmesim::OutputFile out, trace, commands, replay_diff;
   nvmesim::RunOptions ropts;
+  if (replay) ropts.replay = &*replay;
+  const std::string replay_diff_path =
+      !replay ? std::string() : !a.replay_diff_path.empty() ? a.replay_diff_path : default_replay_diff(a.out_path);
   struct Output {
     const char* option;
     const std::string& path;
@@ -137,7 +177,8 @@ int run_or_validate(bool validate, const RunArgs& a) {
   };
   const Output outputs[] = {{"-o", a.out_path, out, nullptr},
                             {"--trace", a.trace_path, trace, &ropts.trace_out},
-                            {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out}};
+                            {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out},
+                            {"--replay-diff", replay_diff_path, replay_diff, &ropts.replay_diff_out}};
   for (const Output& o : outputs) {
     if (o.path.empty()) continue;
     std::string e = o.file.open(o.path);
@@ -238,6 +279,19 @@ int run_main(int argc, char** argv) {
                   "layout of -o: results (docs/results.md) or fio-json (fio's --output-format=json)")
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"results", "fio-json"}));
+  run->add_option("--replay", ra.replay_path,
+                  "drive the run from a recorded trace: command-trace CSV or fio iolog v3 (docs/trace-format.md)")
+      ->type_name("FILE");
+  run->add_flag("--replay-service", ra.replay_service,
+                "with --replay: each command's device time (doorbell to CQE) from the trace");
+  run->add_option("--replay-diff", ra.replay_diff_path,
+                  "recorded vs simulated per command, CSV (default: beside -o, *.replay-diff.csv)")
+      ->type_name("FILE");
+  run->add_option("--replay-drive", ra.replay_drive, "the drive a trace without drive identity (hw, iolog) maps to")
+      ->type_name("NAME");
+  run->add_option("--replay-block-bytes", ra.replay_block_bytes, "the trace's logical block size (default 512)")
+      ->type_name("N")
+      ->check(checked(parse_block_bytes, kBlockRule));
   run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
   CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
   add_scenario_options(validate);
