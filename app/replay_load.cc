@@ -96,7 +96,7 @@ class Loader {
       trace_.format = "fio-iolog-v3";
       e = iolog(text);
     } else if (first_line.rfind("fio version 2 iolog", 0) == 0) {
-      return at(1, "fio iolog version 2 has no timestamps; write it with fio 3.31 or later (version 3)");
+      return at(1, "fio iolog version 2 has no timestamps; write it with fio 3.30 or later (version 3)");
     } else if (first_line.rfind("kind,", 0) == 0) {
       trace_.format = "command-trace";
       e = command_trace(text);
@@ -235,6 +235,12 @@ class Loader {
     // The simulator's cid is the request's index in the pool: it names the clone that
     // submitted the command, and so the drive, the one of the clone's drives whose queue
     // has this id (its trace has no drive column).
+    uint32_t most = 0;
+    for (uint32_t d = 0; d < sc_.drives.size(); ++d)
+      most = std::max(most, static_cast<uint32_t>(topo_.drive_queues(d).size()));
+    if (queue > most)
+      return at(c.line, "queue", "queue " + std::to_string(queue) + " does not exist in the scenario (its drives have " +
+                                     std::to_string(most) + " I/O queues at most)");
     std::optional<uint32_t> owner;
     if (simulator_row && c.cid < pool_end_)
       owner = static_cast<uint32_t>(std::upper_bound(pool_first_.begin(), pool_first_.end(), c.cid) -

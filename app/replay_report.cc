@@ -22,7 +22,7 @@ int64_t percentile(const std::vector<int64_t>& sorted, double p) {
 
 json replay_summary(const ReplayTrace& trace, const System& sys) {
   const auto& sim = sys.replayed();
-  uint64_t matched = 0, identical = 0, in_flight_at_start = 0;
+  uint64_t matched = 0, identical = 0, in_flight_at_start = 0, submitted_late = 0;
   std::vector<int64_t> seen_diff;
   Time first_submit = Time::never(), first_seen = Time::never();
   Time rec_last = Time::zero(), sim_last = Time::zero();
@@ -36,6 +36,7 @@ json replay_summary(const ReplayTrace& trace, const System& sys) {
     if (known(first_seen) && c.submit < first_seen) ++in_flight_at_start;
     if (!known(s.reaped)) continue;
     ++matched;
+    if (s.submit > c.submit) ++submitted_late;  // its clone was busy when it arrived
     if (!known(c.seen)) continue;  // an iolog records no completion
     seen_diff.push_back(std::llabs((s.seen - c.seen).count_ns()));
     rec_last = max(rec_last, c.seen);
@@ -54,6 +55,7 @@ json replay_summary(const ReplayTrace& trace, const System& sys) {
   j["unmatched"] = trace.commands.size() - matched;
   j["identical"] = seen_diff.empty() ? json(nullptr) : json(identical);
   j["in_flight_at_start"] = in_flight_at_start;
+  j["submitted_late"] = submitted_late;
   if (seen_diff.empty()) {
     j["cqe_seen_abs_diff_ns"] = nullptr;
     j["drift"] = nullptr;
