@@ -142,6 +142,9 @@ class Loader {
       col[k] = static_cast<std::size_t>(it - header.fields.begin());
     }
     enum { kKind, kT, kQueue, kCid, kOp, kBlocks, kSubmit, kDoorbell, kPosted, kSeen };
+    // Optional (traces written before it have none; hw traces leave it empty).
+    const auto unit_done_col = static_cast<std::size_t>(
+        std::find(header.fields.begin(), header.fields.end(), "unit_done_ns") - header.fields.begin());
     const std::optional<uint32_t> drive_by_name = named_drive();
     if (!o_.drive.empty() && !drive_by_name) return InputError{"--replay-drive", "no drive named '" + o_.drive + "' in the scenario"};
     int64_t last_t = -1;
@@ -187,6 +190,13 @@ class Loader {
       if (auto e = required(kDoorbell, 0, kMaxTimeNs, doorbell)) return e;
       if (auto e = number(kPosted, 0, kMaxTimeNs, posted)) return e;
       if (auto e = required(kSeen, 0, kMaxTimeNs, seen)) return e;
+      std::optional<int64_t> unit_done;
+      if (unit_done_col < f.size() && !f[unit_done_col].empty()) {
+        unit_done = parse_int(f[unit_done_col]);
+        if (!unit_done || *unit_done < 0 || *unit_done > kMaxTimeNs)
+          return at(rec->line, "unit_done_ns",
+                    "expected an integer from 0 to " + std::to_string(kMaxTimeNs) + ", got '" + f[unit_done_col] + "'");
+      }
       const std::string& op = f[col[kOp]];
       if (op != "read" && op != "write") {
         if (op == "flush") {  // no flush in the device model
@@ -198,6 +208,9 @@ class Loader {
       if (doorbell < submit) return at(rec->line, "doorbell_ns", "before submit_ns");
       if (posted && *posted < doorbell) return at(rec->line, "cqe_posted_ns", "before doorbell_ns");
       if (seen < (posted ? *posted : doorbell)) return at(rec->line, "cqe_seen_ns", posted ? "before cqe_posted_ns" : "before doorbell_ns");
+      if (unit_done && !posted) return at(rec->line, "unit_done_ns", "given without cqe_posted_ns");
+      if (unit_done && *unit_done < doorbell) return at(rec->line, "unit_done_ns", "before doorbell_ns");
+      if (unit_done && *unit_done > *posted) return at(rec->line, "unit_done_ns", "after cqe_posted_ns");
 
       ReplayCommand c;
       c.line = rec->line;
@@ -214,6 +227,7 @@ class Loader {
         c.device_time = (posted ? *posted : seen) >= doorbell ? Time::from_ns(posted ? *posted : seen) - c.doorbell
                                                               : Duration::zero();
         note_service_source(posted ? "doorbell_to_cqe_posted" : "doorbell_to_cqe_seen");
+        if (unit_done) c.known_ahead = Duration::ns(*posted - *unit_done);
       }
       if (auto e = place(c, static_cast<uint32_t>(queue), posted.has_value(), drive_by_name)) return e;
       if (trace_.commands.size() >= limits::kMaxReplayCommands)

@@ -140,23 +140,29 @@ void Device::on_unit_done(void* self, uint64_t cid64) {
   const Request& r = (*d->requests_)[cid];
   Time done = d->eq_->now();
   if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
+  (*d->requests_)[cid].unit_done = d->eq_->now();
   d->schedule_post(cid, done + d->profile_.cqe_post);
 }
 
-// The model's device knows a posting once the command's unit is done: the CQE write and,
-// for a read, the data's transfer (uncontended) before it; from then on a host reaper may
-// find the CQE early (post_due). A replayed posting becomes known at the same distance.
+// The model's device knows a posting once the command's unit is done; from then on a host
+// reaper may find the CQE early (post_due). A replayed posting becomes known as long before
+// it as recorded (unit_done_ns), or else by the CQE write and, for a read, the data's
+// uncontended transfer: a read that waited for a shared link is then known too late.
 void Device::replay_post(uint32_t cid, Time fetched) {
   Request& r = (*requests_)[cid];
   r.posted = replayed_->posting(r, fetched);
-  Duration ahead = profile_.cqe_post;
-  if (!r.write) ahead += Duration::ns((clamp_ps(ps_per_byte_ * r.bytes) + kPsPerNs - 1) / kPsPerNs);
+  Duration ahead = replayed_->known_ahead(r);
+  if (ahead < Duration::zero()) {
+    ahead = profile_.cqe_post;
+    if (!r.write) ahead += Duration::ns((clamp_ps(ps_per_byte_ * r.bytes) + kPsPerNs - 1) / kPsPerNs);
+  }
   eq_->schedule(max(fetched, r.posted - ahead), &Device::on_replayed_known, this, cid);
 }
 
 void Device::on_replayed_known(void* self, uint64_t cid64) {
   auto* d = static_cast<Device*>(self);
   auto cid = static_cast<uint32_t>(cid64);
+  (*d->requests_)[cid].unit_done = d->eq_->now();
   d->schedule_post(cid, (*d->requests_)[cid].posted);
 }
 

@@ -28,6 +28,9 @@ struct ReplayCommand {
   // --replay-service: the device posts the CQE this long after the doorbell; negative:
   // the device model's own service time.
   Duration device_time = Duration::ns(-1);
+  // --replay-service: the posting became known (the unit finished) this long before it;
+  // negative: the trace does not say (older traces, hw), the device model estimates it.
+  Duration known_ahead = Duration::ns(-1);
 };
 
 struct ReplayTrace {

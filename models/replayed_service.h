@@ -24,6 +24,9 @@ class ReplayedService {
     const Duration d = trace_->commands[r.command].device_time;
     return max(r.doorbell + d, fetched);
   }
+  // How long before its posting the device knew it (its unit finished), as recorded;
+  // negative when the trace does not say.
+  Duration known_ahead(const Request& r) const { return trace_->commands[r.command].known_ahead; }
 
  private:
   const ReplayTrace* trace_;

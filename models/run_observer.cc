@@ -140,6 +140,7 @@ void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Co
   c.submit = r.submitted;
   c.doorbell = r.doorbell;
   c.cqe_posted = r.posted;
+  c.unit_done = r.unit_done;
   c.cqe_seen = seen;
   if (ctx == Context::hardirq) c.irq = now;
   c.completed_by = ctx;

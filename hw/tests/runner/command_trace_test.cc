@@ -45,18 +45,18 @@ TEST(CommandTrace, EveryRowHasTheHeadersFieldCount) {
   std::getline(in, line);
   EXPECT_EQ(line, CommandTraceWriter::kHeader);
   size_t want = fields(line);
-  EXPECT_EQ(want, 18u);
+  EXPECT_EQ(want, 19u);
   std::vector<std::string> rows;
   while (std::getline(in, line)) {
     EXPECT_EQ(fields(line), want) << line;
     rows.push_back(line);
   }
   ASSERT_EQ(rows.size(), 5u);
-  EXPECT_EQ(rows[0], "cmd,9000,1,7,write,4096,8,100,150,,9000,8800,irq,0,,,,");
-  EXPECT_EQ(rows[1], "cmd,9000,1,7,write,4096,8,100,150,8500,9000,,app,0,,,,");
-  EXPECT_EQ(rows[2], "irq,8800,1,,,,,,,,,8800,irq,,3,,,");
-  EXPECT_EQ(rows[3], "irq_held,8900,1,,,,,,,,,8900,irq,,,,,");
-  EXPECT_EQ(rows[4], "mode,9999,1,,,,,,,,,,,,,irq,poll,\"inflight 40 >= 32, \"\"high\"\"\"");
+  EXPECT_EQ(rows[0], "cmd,9000,1,7,write,4096,8,100,150,,9000,8800,irq,0,,,,,");
+  EXPECT_EQ(rows[1], "cmd,9000,1,7,write,4096,8,100,150,8500,9000,,app,0,,,,,");
+  EXPECT_EQ(rows[2], "irq,8800,1,,,,,,,,,8800,irq,,3,,,,");
+  EXPECT_EQ(rows[3], "irq_held,8900,1,,,,,,,,,8900,irq,,,,,,");
+  EXPECT_EQ(rows[4], "mode,9999,1,,,,,,,,,,,,,irq,poll,\"inflight 40 >= 32, \"\"high\"\"\",");
 }
 
 }  // namespace
