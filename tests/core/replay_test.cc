@@ -93,53 +93,95 @@ Replayed replay(const LoadedScenario& ls, const ReplayTrace& trace) {
   return {results["replay"], parse_diff(diff.str())};
 }
 
-// With no link ceiling, the trace pins everything the device did (doorbell to posting),
-// and the host path is deterministic: every command's doorbell, posting and CQE-seen time
-// comes back to the nanosecond, except towards the end: the trace has no row for the
-// commands still in flight when the run stopped, so the replay lacks their submissions
-// (and their CPU time), made up to about one latency before the end. Commands seen
-// before the end minus twice the longest recorded latency are compared exactly. So the host model is checked alone, whatever
-// the policy: the adaptive ones too, which decide from the timing they see.
+// Compares every command seen before the end minus twice the longest recorded latency:
+// the trace has no row for the commands still in flight when the recording stopped, so
+// the replay lacks their submissions (and their CPU time, and their share of a batch),
+// made up to about one latency before the end. Returns how many were compared.
+std::size_t expect_identical_before_the_end(const ReplayTrace& trace, const Replayed& r, int64_t end_ns) {
+  int64_t longest = 0;
+  for (const ReplayCommand& c : trace.commands) longest = std::max(longest, (c.seen - c.submit).count_ns());
+  const int64_t compare_before = end_ns - 2 * longest;
+  std::size_t compared = 0;
+  for (const DiffRow& d : r.rows) {
+    if (d.seen_rec >= compare_before) continue;
+    ++compared;
+    EXPECT_EQ(d.submit_sim, d.submit_rec);
+    EXPECT_EQ(d.doorbell_sim, d.doorbell_rec) << "submitted at " << d.submit_rec;
+    EXPECT_EQ(d.posted_sim, d.posted_rec) << "submitted at " << d.submit_rec;
+    EXPECT_EQ(d.seen_sim, d.seen_rec) << "submitted at " << d.submit_rec;
+    if (::testing::Test::HasFailure()) break;  // the first divergence says why; the rest follow from it
+  }
+  return compared;
+}
+
+// A trace from the run's start pins everything the device did: the doorbell-to-posting
+// time, and (unit_done_ns) when the posting became known, which a read that waited for the
+// shared PCIe link needs, since a reaper already running finds a CQE from then on
+// (Device::post_due). The host path is deterministic, so every command's doorbell, posting
+// and CQE-seen time comes back to the nanosecond on the default testbed as shipped (link
+// shared), whatever the policy: the adaptive ones too, which decide from the timing they see.
 class ReplayServiceExact : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(ReplayServiceExact, WhenTheLinkIsNotShared) {
-  auto overrides = short_default_no_link();
+TEST_P(ReplayServiceExact, OnTheShippedTestbedFromTheRunsStart) {
+  auto overrides = short_default();
   overrides.push_back(std::string("policy.name=") + GetParam());
   LoadedScenario ls = load_default(overrides);
   const std::string csv = command_trace_of(ls, 0, 7000);  // the whole run
   ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
   ASSERT_GT(trace.commands.size(), 10000u);
+  for (const ReplayCommand& c : trace.commands) ASSERT_GE(c.known_ahead, Duration::zero()) << "line " << c.line;
   Replayed r = replay(ls, trace);
   ASSERT_EQ(r.rows.size(), trace.commands.size());
   EXPECT_EQ(r.summary["matched"], trace.commands.size());
-  int64_t longest = 0;
-  for (const ReplayCommand& c : trace.commands) longest = std::max(longest, (c.seen - c.submit).count_ns());
-  const int64_t compare_before = 7'000'000 - 2 * longest;
-  std::size_t compared = 0;
-  for (const DiffRow& d : r.rows) {
-    if (d.seen_rec >= compare_before) continue;
-    ++compared;
-    ASSERT_EQ(d.submit_sim, d.submit_rec);
-    ASSERT_EQ(d.doorbell_sim, d.doorbell_rec) << "submitted at " << d.submit_rec;
-    ASSERT_EQ(d.posted_sim, d.posted_rec) << "submitted at " << d.submit_rec;
-    ASSERT_EQ(d.seen_sim, d.seen_rec) << "submitted at " << d.submit_rec;
-  }
-  EXPECT_GT(compared, trace.commands.size() / 3);
+  EXPECT_GT(expect_identical_before_the_end(trace, r, 7'000'000), trace.commands.size() / 3);
   EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, ReplayServiceExact,
                          ::testing::Values("irq", "poll", "watermark", "rate", "coalesce_adaptive"));
 
-// The judge's case: scenarios/default.json as shipped, its command trace over the default
-// window (the first 10 ms measured). With the link shared, a read's posting may have
-// waited for the link after its unit finished; the trace does not say when the unit
-// finished, and the model's reapers see a posting from then on (Device::post_due). The
-// replay assumes an uncontended link, so some CQEs are found by a later drain; and the
-// host's work for commands completed before the window is not in the trace. Per-command
-// times differ by tens of microseconds (against latencies of ~1.5 ms), and the whole
-// replay drifts by under 1%.
-TEST(ReplayService, DefaultScenarioWithinTolerance) {
+// A trace written before unit_done_ns (or from hw) still replays: the posting is taken as
+// known the CQE write plus a read's uncontended transfer before it, which is exact when the
+// link is not shared ...
+std::string without_unit_done(const std::string& csv) {
+  std::string out;
+  std::istringstream in(csv);
+  for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+TEST(ReplayService, TraceWithoutUnitDoneIsExactWhenTheLinkIsNotShared) {
+  LoadedScenario ls = load_default(short_default_no_link());
+  const std::string csv = without_unit_done(command_trace_of(ls, 0, 7000));
+  ASSERT_EQ(csv.substr(0, csv.find('\n')).find("unit_done_ns"), std::string::npos);
+  ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
+  for (const ReplayCommand& c : trace.commands) ASSERT_LT(c.known_ahead, Duration::zero());
+  Replayed r = replay(ls, trace);
+  EXPECT_GT(expect_identical_before_the_end(trace, r, 7'000'000), trace.commands.size() / 3);
+}
+
+// ... and not when it is: a read that waited for the link became known earlier than that,
+// and a reaper already running found it one drain earlier in the recording.
+TEST(ReplayService, TraceWithoutUnitDoneIsLateWhenTheLinkIsShared) {
+  LoadedScenario ls = load_default(short_default());
+  const std::string csv = without_unit_done(command_trace_of(ls, 0, 7000));
+  Replayed r = replay(ls, parse_or_fail(csv, ls.scenario, true));
+  std::size_t later = 0;
+  for (const DiffRow& d : r.rows) later += d.seen_sim > d.seen_rec;
+  EXPECT_GT(later, r.rows.size() / 10);
+}
+
+// The judge's commands: scenarios/default.json as shipped, its command trace over the
+// default window (the first 10 ms measured, after 10 ms of warm-up). Not exact, and not
+// for the link: the trace has no row for the commands seen before the window, yet they
+// shared the window's first submission batches and CPU with the commands in it (submitted
+// up to a latency before the window, replayed from then). The first replayed batches are
+// smaller, so their doorbells come earlier (the first divergence: a doorbell ~25 us early,
+// before the window starts); the clones never idle on this CPU-bound testbed, so the
+// timing never falls back into step. Measured: |cqe_seen difference| p50 2.3 us, p99
+// 108 us, max 150 us (latencies ~0.4 ms), drift +0.65%. A trace from the run's start
+// (--trace-window 0:END) is exact: see ReplayServiceExact.
+TEST(ReplayService, DefaultScenarioDefaultWindowWithinTolerance) {
   LoadedScenario ls = load_default({});
   const std::string csv = command_trace_of(ls, -1, -1);
   ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
@@ -147,13 +189,13 @@ TEST(ReplayService, DefaultScenarioWithinTolerance) {
   EXPECT_EQ(r.summary["matched"], trace.commands.size());
   EXPECT_EQ(r.summary["unmatched"], 0);
   EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 0.01);
-  EXPECT_LT(r.summary["cqe_seen_abs_diff_ns"]["p50"].get<int64_t>(), 100'000);
+  EXPECT_LT(r.summary["cqe_seen_abs_diff_ns"]["p50"].get<int64_t>(), 10'000);
+  EXPECT_LT(r.summary["cqe_seen_abs_diff_ns"]["max"].get<int64_t>(), 200'000);
   // The window starts with commands in flight; they are replayed from their recorded
   // submission (before the window), and said.
   EXPECT_GT(r.summary["in_flight_at_start"].get<int64_t>(), 0);
   // A command arrives at its recorded submit time; its clone submits it then, or later
-  // when it is busy: never earlier. On this CPU-bound testbed most are later (by ~37 us
-  // on average): the cores never idle, so a lag once taken is not made up.
+  // when it is busy: never earlier.
   for (const DiffRow& d : r.rows) ASSERT_GE(d.submit_sim, d.submit_rec);
 }
 
@@ -200,6 +242,8 @@ class ReplayBadInput : public ::testing::TestWithParam<BadTrace> {};
 const std::string kHeader =
     "kind,t_ns,queue,cid,op,lba,blocks,submit_ns,doorbell_ns,cqe_posted_ns,cqe_seen_ns,irq_ns,completed_by,status,"
     "cqes,mode_from,mode_to,reason\n";
+// Today's header: unit_done_ns last (the one above is a trace written before it).
+const std::string kHeaderUnitDone = kHeader.substr(0, kHeader.size() - 1) + ",unit_done_ns\n";
 std::string row(int t, int queue, int cid, int submit, int doorbell, int posted, int seen, const char* op = "read") {
   return "cmd," + std::to_string(t) + "," + std::to_string(queue) + "," + std::to_string(cid) + "," + op + ",0,8," +
          std::to_string(submit) + "," + std::to_string(doorbell) + "," + std::to_string(posted) + "," +
@@ -239,6 +283,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadTrace{"doorbell_before_submit", kHeader + row(500, 1, 0, 30, 20, 30, 500),
                  "t.csv:2: column doorbell_ns: before submit_ns"},
         BadTrace{"short_row", kHeader + "cmd,500,1\n", "t.csv:2: expected 18 fields, got 3"},
+        BadTrace{"unit_done_not_a_number", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,,x\n",
+                 "t.csv:2: column unit_done_ns: expected an integer"},
+        BadTrace{"unit_done_before_doorbell", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,,15\n",
+                 "t.csv:2: column unit_done_ns: before doorbell_ns"},
+        BadTrace{"unit_done_after_posted", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,,31\n",
+                 "t.csv:2: column unit_done_ns: after cqe_posted_ns"},
+        BadTrace{"unit_done_without_posted", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,,500,,irq,0,,,,,25\n",
+                 "t.csv:2: column unit_done_ns: given without cqe_posted_ns"},
         BadTrace{"iolog_v2", "fio version 2 iolog\n/dev/nvme0n1 add\n", "t.csv:1: fio iolog version 2 has no timestamps"},
         BadTrace{"iolog_backwards", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 4096\n5 /dev/nvme0n1 read 0 4096\n",
                  "t.csv:4: column 1 (time): time goes backwards"},
