@@ -45,6 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (i > 0 && c.submit < t.commands[i - 1].submit) std::abort();
       if (c.queue >= topo.queue_count() || c.job >= topo.jobs().size() || c.bytes == 0) std::abort();
       if (service && c.device_time < nvmesim::Duration::zero()) std::abort();
+      // unit_done_ns is checked to lie between the doorbell and the posting.
+      if (service && c.known_ahead > c.device_time) std::abort();
     }
   }
   return 0;
