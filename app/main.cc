@@ -272,7 +272,7 @@ int run_main(int argc, char** argv) {
   run->add_option("--command-trace", ra.command_trace_path, "per-command CSV (docs/trace-format.md)")
       ->type_name("FILE");
   run->add_option("--trace-window", ra.trace_window,
-                  "both traces' window in simulated us (default: the first 10 ms measured)")
+                  "both traces' window in simulated us (default: to 10 ms into the measured window, from its start for --trace and from 0 for --command-trace)")
       ->type_name("FROM_US:TO_US")
       ->check(checked(parse_trace_window, kWindowRule));
   run->add_option("--format", ra.format,

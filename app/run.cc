@@ -146,11 +146,14 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     if (Time::zero() + sc.warmup + sc.duration < end_needed) sc.duration = end_needed - (Time::zero() + sc.warmup);
   }
   System sys(sc, opts.replay);
-  // Both traces cover the same window: by default the first 10 ms of the measured window.
+  // Both traces end by default 10 ms into the measured window. The Perfetto trace starts
+  // with the measured window; the command trace at the run's start, so that a replay of it
+  // has every command the recorded ones depended on. --trace-window sets both.
   const Time end = Time::zero() + sc.warmup + sc.duration;
   const Time from = opts.trace_from_us >= 0 ? Time::zero() + Duration::us(opts.trace_from_us)
                                             : Time::zero() + sc.warmup;
   const Time to = min(opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10), end);
+  const Time commands_from = opts.trace_from_us >= 0 ? from : Time::zero();
   std::unique_ptr<sim::TraceRecorder> trace;
   if (opts.trace_out || !opts.trace_path.empty()) {
     trace = std::make_unique<sim::TraceRecorder>(from, to, opts.trace_max_events);
@@ -158,7 +161,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   }
   std::unique_ptr<CommandTraceLog> commands;
   if (opts.command_trace_out || !opts.command_trace_path.empty()) {
-    commands = std::make_unique<CommandTraceLog>(from, to, opts.command_trace_max_records);
+    commands = std::make_unique<CommandTraceLog>(commands_from, to, opts.command_trace_max_records);
     sys.enable_command_trace(commands.get());
   }
   sys.run(opts.progress);

@@ -79,6 +79,9 @@ class RunObserver {
   // A reaper in context `ctx` consumed command `cid`'s CQE at `seen`, in a segment that
   // started at `now`.
   void command_reaped(const HostQueue& q, uint32_t cid, Time seen, Context ctx, Time now);
+  // At the run's end: the commands submitted in the window and never seen become
+  // `inflight` rows (those seen after the window already did, in command_reaped).
+  void finish_command_trace();
 
   // ---- the replay's per-command times (null: not a replay); indexed like the trace's commands
   void enable_replay(std::vector<ReplayedTimes>* times) { replayed_ = times; }
@@ -107,6 +110,8 @@ class RunObserver {
   sim::TraceRecorder* trace_ = nullptr;
   std::vector<Time> mode_since_;
   CommandTraceLog* cmd_trace_ = nullptr;
+  std::vector<Time> last_seen_;  // per request id: its latest CQE seen (command trace only)
+  void add_inflight(uint32_t cid, const Request& r);
   std::vector<ReplayedTimes>* replayed_ = nullptr;
 };
 

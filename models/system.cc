@@ -102,6 +102,7 @@ void System::run(const std::function<void(double)>& progress) {
   }
   observer_.finish_window();
   observer_.finish_trace(eq_.now());
+  observer_.finish_command_trace();
 }
 
 void System::on_window_start(void* self, uint64_t) { static_cast<System*>(self)->observer_.start_window(); }

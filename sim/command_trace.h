@@ -48,6 +48,20 @@ struct CommandRecord {
   std::optional<Time> unit_done;
 };
 
+// A command submitted inside the trace's window whose CQE was not seen in it, written when
+// the window closes (at = its end) so a replay has every command the seen ones depended on.
+// Times the window had not reached yet (doorbell not rung, CQE not posted) are empty.
+struct InflightRecord {
+  uint32_t queue = 0;
+  uint32_t cid = 0;
+  Op op = Op::read;
+  uint64_t lba = 0;
+  uint32_t blocks = 0;
+  Time at;
+  Time submit;
+  std::optional<Time> doorbell, cqe_posted, unit_done;
+};
+
 // One hard interrupt on a queue's vector. held: it arrived while the vector was
 // disabled (lazy mask) and was held for replay instead of running the handler.
 struct IrqRecord {
@@ -79,6 +93,17 @@ class CommandTraceWriter {
     out_ << ',' << r.cqe_seen.ns() << ',';
     if (r.irq) out_ << r.irq->ns();
     out_ << ',' << trace_name(r.completed_by) << ',' << r.status << ",,,,,";
+    if (r.unit_done) out_ << r.unit_done->ns();
+    out_ << '\n';
+  }
+
+  void write(const InflightRecord& r) {
+    out_ << "inflight," << r.at.ns() << ',' << r.queue << ',' << r.cid << ',' << name(r.op) << ',' << r.lba << ','
+         << r.blocks << ',' << r.submit.ns() << ',';
+    if (r.doorbell) out_ << r.doorbell->ns();
+    out_ << ',';
+    if (r.cqe_posted) out_ << r.cqe_posted->ns();
+    out_ << ",,,,,,,,,";
     if (r.unit_done) out_ << r.unit_done->ns();
     out_ << '\n';
   }
