@@ -179,17 +179,28 @@ class Loader {
       if (t < last_t)
         return at(rec->line, "t_ns", "time goes backwards: " + std::to_string(t) + " after " + std::to_string(last_t));
       last_t = t;
-      if (f[col[kKind]] != "cmd") continue;  // irq, irq_held, mode rows: the simulation makes its own
+      // irq, irq_held, mode rows: the simulation makes its own. inflight: submitted in the
+      // window, not seen in it (no cqe_seen; doorbell and posting when the window saw them).
+      const bool inflight = f[col[kKind]] == "inflight";
+      if (f[col[kKind]] != "cmd" && !inflight) continue;
 
       int64_t queue = 0, cid = 0, blocks = 0, submit = 0, doorbell = 0, seen = 0;
-      std::optional<int64_t> posted;
+      std::optional<int64_t> posted, inflight_doorbell;
       if (auto e = required(kQueue, 1, 65535, queue)) return e;
       if (auto e = required(kCid, 0, UINT32_MAX, cid)) return e;
       if (auto e = required(kBlocks, 1, (int64_t{1} << 31) / o_.block_bytes, blocks)) return e;
       if (auto e = required(kSubmit, 0, kMaxTimeNs, submit)) return e;
-      if (auto e = required(kDoorbell, 0, kMaxTimeNs, doorbell)) return e;
+      if (inflight) {
+        if (auto e = number(kDoorbell, 0, kMaxTimeNs, inflight_doorbell)) return e;
+        doorbell = inflight_doorbell.value_or(submit);
+      } else if (auto e = required(kDoorbell, 0, kMaxTimeNs, doorbell)) {
+        return e;
+      }
       if (auto e = number(kPosted, 0, kMaxTimeNs, posted)) return e;
-      if (auto e = required(kSeen, 0, kMaxTimeNs, seen)) return e;
+      if (inflight && posted && !inflight_doorbell) return at(rec->line, "cqe_posted_ns", "given without doorbell_ns");
+      if (inflight && !f[col[kSeen]].empty()) return at(rec->line, "cqe_seen_ns", "not empty on an inflight row");
+      if (!inflight)
+        if (auto e = required(kSeen, 0, kMaxTimeNs, seen)) return e;
       std::optional<int64_t> unit_done;
       if (unit_done_col < f.size() && !f[unit_done_col].empty()) {
         unit_done = parse_int(f[unit_done_col]);
@@ -207,7 +218,7 @@ class Loader {
       }
       if (doorbell < submit) return at(rec->line, "doorbell_ns", "before submit_ns");
       if (posted && *posted < doorbell) return at(rec->line, "cqe_posted_ns", "before doorbell_ns");
-      if (seen < (posted ? *posted : doorbell)) return at(rec->line, "cqe_seen_ns", posted ? "before cqe_posted_ns" : "before doorbell_ns");
+      if (!inflight && seen < (posted ? *posted : doorbell)) return at(rec->line, "cqe_seen_ns", posted ? "before cqe_posted_ns" : "before doorbell_ns");
       if (unit_done && !posted) return at(rec->line, "unit_done_ns", "given without cqe_posted_ns");
       if (unit_done && *unit_done < doorbell) return at(rec->line, "unit_done_ns", "before doorbell_ns");
       if (unit_done && *unit_done > *posted) return at(rec->line, "unit_done_ns", "after cqe_posted_ns");
@@ -218,10 +229,14 @@ class Loader {
       c.bytes = static_cast<uint32_t>(blocks) * o_.block_bytes;
       c.write = op == "write";
       c.submit = Time::from_ns(submit);
-      c.doorbell = Time::from_ns(doorbell);
+      c.inflight = inflight;
+      if (!inflight || inflight_doorbell) c.doorbell = Time::from_ns(doorbell);
       if (posted) c.posted = Time::from_ns(*posted);
-      c.seen = Time::from_ns(seen);
-      if (o_.service) {
+      if (!inflight) c.seen = Time::from_ns(seen);
+      if (o_.service && inflight && !posted) {
+        // Not posted when the window closed (t_ns): the device model serves it, not before.
+        c.post_not_before = Time::from_ns(t);
+      } else if (o_.service) {
         // Simulator traces: doorbell to CQE posting. hw traces have no posting time: doorbell
         // to CQE seen, an upper bound that includes the host's delay in finding the CQE.
         c.device_time = (posted ? *posted : seen) >= doorbell ? Time::from_ns(posted ? *posted : seen) - c.doorbell
@@ -229,7 +244,7 @@ class Loader {
         note_service_source(posted ? "doorbell_to_cqe_posted" : "doorbell_to_cqe_seen");
         if (unit_done) c.known_ahead = Duration::ns(*posted - *unit_done);
       }
-      if (auto e = place(c, static_cast<uint32_t>(queue), posted.has_value(), drive_by_name)) return e;
+      if (auto e = place(c, static_cast<uint32_t>(queue), posted.has_value() || inflight, drive_by_name)) return e;
       if (trace_.commands.size() >= limits::kMaxReplayCommands)
         return at(rec->line, "more than " + std::to_string(limits::kMaxReplayCommands) + " commands (the replay's cap)");
       trace_.commands.push_back(c);

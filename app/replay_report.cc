@@ -22,7 +22,7 @@ int64_t percentile(const std::vector<int64_t>& sorted, double p) {
 
 json replay_summary(const ReplayTrace& trace, const System& sys) {
   const auto& sim = sys.replayed();
-  uint64_t matched = 0, identical = 0, in_flight_at_start = 0, submitted_late = 0;
+  uint64_t matched = 0, identical = 0, in_flight_at_start = 0, submitted_late = 0, inflight = 0;
   std::vector<int64_t> seen_diff;
   Time first_submit = Time::never(), first_seen = Time::never();
   Time rec_last = Time::zero(), sim_last = Time::zero();
@@ -33,6 +33,10 @@ json replay_summary(const ReplayTrace& trace, const System& sys) {
   for (std::size_t i = 0; i < trace.commands.size(); ++i) {
     const ReplayCommand& c = trace.commands[i];
     const ReplayedTimes& s = sim[i];
+    if (c.inflight) {  // replayed, not compared: the trace has no CQE seen for it
+      ++inflight;
+      continue;
+    }
     if (known(first_seen) && c.submit < first_seen) ++in_flight_at_start;
     if (!known(s.reaped)) continue;
     ++matched;
@@ -52,7 +56,8 @@ json replay_summary(const ReplayTrace& trace, const System& sys) {
   j["commands"] = trace.commands.size();
   j["skipped"] = trace.skipped;
   j["matched"] = matched;
-  j["unmatched"] = trace.commands.size() - matched;
+  j["unmatched"] = trace.commands.size() - inflight - matched;
+  j["inflight"] = inflight;
   j["identical"] = seen_diff.empty() ? json(nullptr) : json(identical);
   j["in_flight_at_start"] = in_flight_at_start;
   j["submitted_late"] = submitted_late;

@@ -86,7 +86,7 @@ void Device::on_front_end(void* self, uint64_t) {
     d->fe_free_ps_ = add_ps(d->fe_free_ps_, d->fe_gap_ps_);
     Time ready = ps_to_time_ceil(d->fe_free_ps_);
     const Request& r = (*d->requests_)[cid];
-    if (d->replayed_) {
+    if (d->replayed_ && d->replayed_->recorded(r)) {
       d->replay_post(cid, ready);
     } else {
       if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
@@ -141,7 +141,9 @@ void Device::on_unit_done(void* self, uint64_t cid64) {
   Time done = d->eq_->now();
   if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
   (*d->requests_)[cid].unit_done = d->eq_->now();
-  d->schedule_post(cid, done + d->profile_.cqe_post);
+  Time post = done + d->profile_.cqe_post;
+  if (d->replayed_) post = max(post, d->replayed_->not_before(r));  // unposted when its trace ended
+  d->schedule_post(cid, post);
 }
 
 // The model's device knows a posting once the command's unit is done; from then on a host

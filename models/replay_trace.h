@@ -31,6 +31,12 @@ struct ReplayCommand {
   // --replay-service: the posting became known (the unit finished) this long before it;
   // negative: the trace does not say (older traces, hw), the device model estimates it.
   Duration known_ahead = Duration::ns(-1);
+  // An `inflight` row: submitted in the trace's window, its CQE not seen there. Replayed,
+  // but never compared (nothing recorded to compare with).
+  bool inflight = false;
+  // --replay-service, an inflight row the window did not see posted: the device model
+  // serves it, but does not post it before this (the window's end: it was not posted then).
+  Time post_not_before = Time::zero();
 };
 
 struct ReplayTrace {

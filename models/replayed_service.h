@@ -24,6 +24,11 @@ class ReplayedService {
     const Duration d = trace_->commands[r.command].device_time;
     return max(r.doorbell + d, fetched);
   }
+  // Whether the trace gives request `r`'s device time; if not (an inflight row not yet
+  // posted when the window closed), the device model serves it, posting not before
+  // not_before(r).
+  bool recorded(const Request& r) const { return trace_->commands[r.command].device_time >= Duration::zero(); }
+  Time not_before(const Request& r) const { return trace_->commands[r.command].post_not_before; }
   // How long before its posting the device knew it (its unit finished), as recorded;
   // negative when the trace does not say.
   Duration known_ahead(const Request& r) const { return trace_->commands[r.command].known_ahead; }
