@@ -1,7 +1,7 @@
 // Fuzz target: a --replay trace's text (command-trace CSV or fio iolog v3) -> parse_replay
 // against scenarios/default.json, with and without --replay-service. Contract: a
 // ReplayTrace whose commands are in submit order on queues and jobs of the scenario, or an
-// InputError naming FILE:LINE; nothing else.
+// InputError naming FILE:LINE; nothing else. An inflight row has no CQE seen.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -44,7 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto& c = t.commands[i];
       if (i > 0 && c.submit < t.commands[i - 1].submit) std::abort();
       if (c.queue >= topo.queue_count() || c.job >= topo.jobs().size() || c.bytes == 0) std::abort();
-      if (service && c.device_time < nvmesim::Duration::zero()) std::abort();
+      // An inflight row (no CQE seen) not posted when its window closed is the device
+      // model's to serve, not before the window's end; every other command has a device time.
+      if (c.inflight && c.seen != nvmesim::Time::never()) std::abort();
+      if (service && c.device_time < nvmesim::Duration::zero() &&
+          !(c.inflight && c.post_not_before > nvmesim::Time::zero()))
+        std::abort();
       // unit_done_ns is checked to lie between the doorbell and the posting.
       if (service && c.known_ahead > c.device_time) std::abort();
     }
