@@ -29,3 +29,13 @@ inline constexpr uint32_t kMaxDrives = 4096;
 inline constexpr uint32_t kMaxJobs = 4096;
 
 }  // namespace nvmesim::limits
+
+namespace nvmesim::limits {
+
+// A trace for --replay: larger than the other inputs (a 10 ms command trace of the
+// default scenario is about 10 MB), read once before the run.
+inline constexpr uint64_t kMaxReplayFileBytes = uint64_t{512} << 20;
+// Commands a replay keeps in memory (about 100 bytes each with their simulated times).
+inline constexpr uint64_t kMaxReplayCommands = uint64_t{1} << 22;
+
+}  // namespace nvmesim::limits

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,7 @@
 #include "app/memory_estimate.h"
 #include "app/output_file.h"
 #include "app/python_handoff.h"
+#include "app/replay_load.h"
 #include "app/report.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
@@ -113,7 +115,25 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string format = "results";  // -o's layout: results (docs/results.md) or fio-json
   bool quiet = false;
+  // --replay FILE [--replay-service] [--replay-diff FILE] [--replay-drive NAME] [--replay-block-bytes N]
+  std::string replay_path, replay_diff_path, replay_drive, replay_block_bytes;
+  bool replay_service = false;
 };
+
+std::optional<uint64_t> parse_block_bytes(const std::string& s) {
+  auto v = nvmesim::in_range_u64(nvmesim::parse_integral(s), 1, uint64_t{1} << 20);
+  if (!v || (*v & (*v - 1)) != 0) return std::nullopt;
+  return v;
+}
+const std::string kBlockRule = "must be a power of two from 1 to 1048576 bytes";
+
+// The replay's diff beside -o: results.json -> results.replay-diff.csv.
+std::string default_replay_diff(const std::string& out_path) {
+  if (out_path.empty()) return {};
+  std::string base = out_path;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+  return base + ".replay-diff.csv";
+}
 
 nvmesim::LoadOptions load_options(const RunArgs& a) {
   nvmesim::LoadOptions opts;
@@ -125,15 +145,41 @@ nvmesim::LoadOptions load_options(const RunArgs& a) {
   return opts;
 }
 
+// --replay FILE read against the loaded scenario (none without --replay); the --replay-*
+// options are bad input without it.
+std::variant<std::optional<nvmesim::ReplayTrace>, nvmesim::InputError> load_replay_option(
+    const RunArgs& a, const nvmesim::LoadedScenario& ls) {
+  if (a.replay_path.empty()) {
+    for (auto [given, option] : {std::pair{a.replay_service, "--replay-service"},
+                                 std::pair{!a.replay_diff_path.empty(), "--replay-diff"},
+                                 std::pair{!a.replay_drive.empty(), "--replay-drive"},
+                                 std::pair{!a.replay_block_bytes.empty(), "--replay-block-bytes"}})
+      if (given) return nvmesim::InputError{option, "needs --replay FILE"};
+    return std::optional<nvmesim::ReplayTrace>{};
+  }
+  nvmesim::ReplayLoadOptions ro;
+  ro.path = a.replay_path;
+  ro.service = a.replay_service;
+  ro.drive = a.replay_drive;
+  if (!a.replay_block_bytes.empty()) ro.block_bytes = static_cast<uint32_t>(*parse_block_bytes(a.replay_block_bytes));
+  auto r = nvmesim::load_replay(ro, ls.scenario);
+  if (auto* e = std::get_if<nvmesim::InputError>(&r)) return *e;
+  return std::optional<nvmesim::ReplayTrace>{std::move(std::get<nvmesim::ReplayTrace>(r))};
+}
+
 // The files a run writes. Every one is opened before the run: an unwritable path is bad
 // input, found now and not after minutes of simulation.
 class RunOutputs {
  public:
   // Opens each output given and points the run's trace streams at its file.
   std::optional<nvmesim::InputError> open(const RunArgs& a, nvmesim::RunOptions& ropts) {
+    const std::string replay_diff_path = !ropts.replay                  ? std::string()
+                                         : !a.replay_diff_path.empty() ? a.replay_diff_path
+                                                                       : default_replay_diff(a.out_path);
     const Output outputs[] = {{"-o", a.out_path, results, nullptr},
                               {"--trace", a.trace_path, trace, &ropts.trace_out},
-                              {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out}};
+                              {"--command-trace", a.command_trace_path, commands, &ropts.command_trace_out},
+                              {"--replay-diff", replay_diff_path, replay_diff, &ropts.replay_diff_out}};
     for (const Output& o : outputs) {
       if (o.path.empty()) continue;
       std::string e = o.file.open(o.path);
@@ -144,12 +190,12 @@ class RunOutputs {
   }
   // Closes them all, every write checked; the first failure.
   std::optional<std::string> close() {
-    for (nvmesim::OutputFile* f : {&results, &trace, &commands})
+    for (nvmesim::OutputFile* f : {&results, &trace, &commands, &replay_diff})
       if (auto e = f->close()) return e;
     return std::nullopt;
   }
 
-  nvmesim::OutputFile results, trace, commands;
+  nvmesim::OutputFile results, trace, commands, replay_diff;
 
  private:
   struct Output {
@@ -220,6 +266,9 @@ int run_or_validate(bool validate, const RunArgs& a) {
   auto loaded = nvmesim::load_scenario_file(a.scenario, opts);
   if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error(*e);
   const auto& ls = std::get<nvmesim::LoadedScenario>(loaded);
+  auto replay_read = load_replay_option(a, ls);
+  if (auto* e = std::get_if<nvmesim::InputError>(&replay_read)) return input_error(*e);
+  std::optional<nvmesim::ReplayTrace>& replay = std::get<std::optional<nvmesim::ReplayTrace>>(replay_read);
   if (validate) {
     std::cout << a.scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
               << " job section(s), policy " << ls.scenario.policy.name << ")\n";
@@ -228,6 +277,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
 
   RunOutputs outputs;
   nvmesim::RunOptions ropts;
+  if (replay) ropts.replay = &*replay;
   if (auto e = outputs.open(a, ropts)) return input_error(*e);
   set_trace_limits(a, ls, opts, ropts);
   ProgressLine progress;
@@ -329,13 +379,26 @@ int run_main(int argc, char** argv) {
   run->add_option("--command-trace", ra.command_trace_path, "per-command CSV (docs/trace-format.md)")
       ->type_name("FILE");
   run->add_option("--trace-window", ra.trace_window,
-                  "both traces' window in simulated us (default: the first 10 ms measured)")
+                  "both traces' window in simulated us (default: to 10 ms into the measured window, from its start for --trace and from 0 for --command-trace)")
       ->type_name("FROM_US:TO_US")
       ->check(checked(parse_trace_window, kWindowRule));
   run->add_option("--format", ra.format,
                   "layout of -o: results (docs/results.md) or fio-json (fio's --output-format=json)")
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"results", "fio-json"}));
+  run->add_option("--replay", ra.replay_path,
+                  "drive the run from a recorded trace: command-trace CSV or fio iolog v3 (docs/trace-format.md)")
+      ->type_name("FILE");
+  run->add_flag("--replay-service", ra.replay_service,
+                "with --replay: each command's device time (doorbell to CQE) from the trace");
+  run->add_option("--replay-diff", ra.replay_diff_path,
+                  "recorded vs simulated per command, CSV (default: beside -o, *.replay-diff.csv)")
+      ->type_name("FILE");
+  run->add_option("--replay-drive", ra.replay_drive, "the drive a trace without drive identity (hw, iolog) maps to")
+      ->type_name("NAME");
+  run->add_option("--replay-block-bytes", ra.replay_block_bytes, "the trace's logical block size (default 512)")
+      ->type_name("N")
+      ->check(checked(parse_block_bytes, kBlockRule));
   run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
   CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
   add_scenario_options(validate);

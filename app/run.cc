@@ -7,6 +7,7 @@
 
 #include "app/output_file.h"
 #include "app/mode_share.h"
+#include "app/replay_report.h"
 #include "app/run_record.h"
 #include "models/system.h"
 #include "policies/registry.h"
@@ -173,12 +174,23 @@ results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
 
 json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo* info) {
   auto t0 = std::chrono::steady_clock::now();
-  System sys(loaded.scenario);
-  // Both traces cover the same window: by default the first 10 ms of the measured window.
-  const Time end = Time::zero() + loaded.scenario.warmup + loaded.scenario.duration;
+  Scenario sc = loaded.scenario;
+  if (opts.replay) {
+    // The run covers the whole trace (its measured window may grow to do so).
+    Time last = Time::zero();
+    for (const ReplayCommand& c : opts.replay->commands) last = max(last, c.seen != Time::never() ? c.seen : c.submit);
+    const Time end_needed = last + Duration::ms(1);
+    if (Time::zero() + sc.warmup + sc.duration < end_needed) sc.duration = end_needed - (Time::zero() + sc.warmup);
+  }
+  System sys(sc, opts.replay);
+  // Both traces end by default 10 ms into the measured window. The Perfetto trace starts
+  // with the measured window; the command trace at the run's start, so that a replay of it
+  // has every command the recorded ones depended on. --trace-window sets both.
+  const Time end = Time::zero() + sc.warmup + sc.duration;
   const Time from = opts.trace_from_us >= 0 ? Time::zero() + Duration::us(opts.trace_from_us)
-                                            : Time::zero() + loaded.scenario.warmup;
+                                            : Time::zero() + sc.warmup;
   const Time to = min(opts.trace_to_us >= 0 ? Time::zero() + Duration::us(opts.trace_to_us) : from + Duration::ms(10), end);
+  const Time commands_from = opts.trace_from_us >= 0 ? from : Time::zero();
   std::unique_ptr<sim::TraceRecorder> trace;
   if (opts.trace_out || !opts.trace_path.empty()) {
     trace = std::make_unique<sim::TraceRecorder>(from, to, opts.trace_max_events);
@@ -186,7 +198,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   }
   std::unique_ptr<CommandTraceLog> commands;
   if (opts.command_trace_out || !opts.command_trace_path.empty()) {
-    commands = std::make_unique<CommandTraceLog>(from, to, opts.command_trace_max_records);
+    commands = std::make_unique<CommandTraceLog>(commands_from, to, opts.command_trace_max_records);
     sys.enable_command_trace(commands.get());
   }
   sys.run(opts.progress);
@@ -215,6 +227,10 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   results::RunRecord record = record_of(sys, loaded);
   if (info) info->ios = record.aggregate.ios;
   json out = results::to_json(record);
+  if (opts.replay) {
+    out["replay"] = replay_summary(*opts.replay, sys);
+    if (opts.replay_diff_out) write_replay_diff(*opts.replay_diff_out, *opts.replay, sys);
+  }
 
   if (info) {
     info->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/scenario_load.h"
+#include "models/replay_trace.h"
 
 namespace nvmesim {
 
@@ -28,6 +29,11 @@ struct RunOptions {
   // to < 0: 10 ms after `from` (capped at the end of the run).
   int64_t trace_from_us = -1;
   int64_t trace_to_us = -1;
+  // Replay (--replay): the trace's commands drive the run instead of the jobs' loop
+  // (null: no replay); the run lasts at least until 1 ms after the trace's last recorded
+  // time. The per-command differences go to `replay_diff_out` when set.
+  const ReplayTrace* replay = nullptr;
+  std::ostream* replay_diff_out = nullptr;
 };
 
 struct RunInfo {

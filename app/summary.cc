@@ -50,6 +50,16 @@ void print_summary(std::ostream& os, const nlohmann::json& r) {
      << fmt("%.1f%%", lim["busiest_drive_utilization"].get<double>() * 100) << ")\n";
   if (r.contains("warnings"))
     for (const auto& w : r["warnings"]) os << "  warning: " << w.get<std::string>() << "\n";
+  if (r.contains("replay")) {  // nvmesim run --replay (docs/trace-format.md#replay)
+    const auto& p = r["replay"];
+    os << "  replay: " << p["commands"] << " commands (" << p["inflight"] << " inflight), " << p["matched"] << " matched, " << p["submitted_late"]
+       << " submitted late";
+    if (!p["drift"].is_null())
+      os << "; |cqe_seen difference| p50 " << fmt("%.1f", p["cqe_seen_abs_diff_ns"]["p50"].get<double>() / 1e3)
+         << " us, p99 " << fmt("%.1f", p["cqe_seen_abs_diff_ns"]["p99"].get<double>() / 1e3) << " us; drift "
+         << fmt("%+.3f%%", p["drift"].get<double>() * 100);
+    os << "\n";
+  }
 }
 
 }  // namespace nvmesim

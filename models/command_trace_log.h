@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <ostream>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -30,11 +31,22 @@ class CommandTraceLog {
     rows_.push_back(Row{t, rows_.size(), std::move(record)});
   }
   uint64_t dropped() const { return dropped_; }
+  Time from() const { return from_; }
+  Time to() const { return to_; }
+  // A command submitted inside the window whose CQE the window did not see.
+  void add_inflight(trace::InflightRecord r) {
+    r.at = to_;
+    inflight_.push_back(std::move(r));
+  }
 
   void write(std::ostream& os) {
     std::stable_sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) { return a.t < b.t; });
     trace::CommandTraceWriter w(os);
     for (const Row& r : rows_) std::visit([&](const auto& rec) { w.write(rec); }, r.rec);
+    // All at the window's end, after every row inside it; by queue, then cid.
+    std::sort(inflight_.begin(), inflight_.end(),
+              [](const auto& a, const auto& b) { return std::tie(a.queue, a.cid) < std::tie(b.queue, b.cid); });
+    for (const auto& r : inflight_) w.write(r);
   }
 
  private:
@@ -47,6 +59,7 @@ class CommandTraceLog {
   std::size_t max_;
   uint64_t dropped_ = 0;
   std::vector<Row> rows_;
+  std::vector<trace::InflightRecord> inflight_;
 };
 
 }  // namespace nvmesim

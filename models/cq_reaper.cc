@@ -16,7 +16,7 @@ Duration CqReaper::cold_start(HostQueue& q) const {
 CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, uint32_t budget) {
   const Duration per_cqe = cqe_cost(ctx);
   Device& dev = *(*devices_)[q.drive];
-  const bool trace_commands = obs_->command_tracing();
+  const bool trace_commands = obs_->watches_commands();
   const std::size_t first = q.drained.size();
   Time t = at;
   uint32_t n = 0;

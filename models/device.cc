@@ -97,8 +97,12 @@ void Device::on_front_end(void* self, uint64_t) {
     d->fe_free_ps_ = add_ps(d->fe_free_ps_, d->fe_gap_ps_);
     Time ready = ps_to_time_ceil(d->fe_free_ps_);
     const Request& r = (*d->requests_)[cid];
-    if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
-    d->start_unit(cid, ready);
+    if (d->replayed_ && d->replayed_->recorded(r)) {
+      d->replay_post(cid, ready);
+    } else {
+      if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
+      d->start_unit(cid, ready);
+    }
     ++taken;
   }
   if (q.fetch_head == q.tail) {
@@ -147,15 +151,44 @@ void Device::on_unit_done(void* self, uint64_t cid64) {
   const Request& r = (*d->requests_)[cid];
   Time done = d->eq_->now();
   if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
+  (*d->requests_)[cid].unit_done = d->eq_->now();
   Time post = done + d->profile_.cqe_post;
-  (*d->requests_)[cid].posted = post;
+  if (d->replayed_) post = max(post, d->replayed_->not_before(r));  // unposted when its trace ended
+  d->schedule_post(cid, post);
+}
+
+// The model's device knows a posting once the command's unit is done; from then on a host
+// reaper may find the CQE early (post_due). A replayed posting becomes known as long before
+// it as recorded (unit_done_ns), or else by the CQE write and, for a read, the data's
+// uncontended transfer: a read that waited for a shared link is then known too late.
+void Device::replay_post(uint32_t cid, Time fetched) {
+  Request& r = (*requests_)[cid];
+  r.posted = replayed_->posting(r, fetched);
+  Duration ahead = replayed_->known_ahead(r);
+  if (ahead < Duration::zero()) {
+    ahead = profile_.cqe_post;
+    if (!r.write) ahead += Duration::ns((clamp_ps(ps_per_byte_ * r.bytes) + kPsPerNs - 1) / kPsPerNs);
+  }
+  eq_->schedule(max(fetched, r.posted - ahead), &Device::on_replayed_known, this, cid);
+}
+
+void Device::on_replayed_known(void* self, uint64_t cid64) {
+  auto* d = static_cast<Device*>(self);
+  auto cid = static_cast<uint32_t>(cid64);
+  (*d->requests_)[cid].unit_done = d->eq_->now();
+  d->schedule_post(cid, (*d->requests_)[cid].posted);
+}
+
+void Device::schedule_post(uint32_t cid, Time post) {
+  Request& r = (*requests_)[cid];
+  r.posted = post;
   // Keep the queue's postings in time order (reads wait for the link, writes do not);
   // equal times stay in scheduling order, as their events do.
-  auto& posts = d->queues_[r.qid].posts;
+  auto& posts = queues_[r.qid].posts;
   auto it = posts.end();
   while (it != posts.begin() && std::prev(it)->first > post) --it;
   posts.insert(it, {post, cid});
-  d->eq_->schedule(post, &Device::on_cqe_post, d, cid);
+  eq_->schedule(post, &Device::on_cqe_post, this, cid);
 }
 
 void Device::write_cqe(SqState& q, uint32_t cid) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/queue_memory.h"
+#include "models/replayed_service.h"
 #include "models/request.h"
 #include "models/service_time.h"
 #include "sim/event_queue.h"
@@ -62,6 +63,9 @@ class Device {
   // Creates I/O queue pair `qid` (0-based among I/O queues) signalling `vector`.
   uint32_t add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled);
   uint32_t vector_count() const { return static_cast<uint32_t>(vectors_.size()); }
+  // --replay-service: each command's posting time comes from `s` instead of the units,
+  // the service distributions and the link (null: the model's own). Before the run.
+  void use_replayed_service(const ReplayedService* s) { replayed_ = s; }
 
   // MMIO writes by the host (effective when written; the fetch latency is modelled).
   void sq_doorbell(uint32_t qid, uint32_t tail);
@@ -122,6 +126,9 @@ class Device {
   void kick_front_end();
   void write_cqe(SqState& q, uint32_t cid);
   void start_unit(uint32_t cid, Time at);
+  void schedule_post(uint32_t cid, Time post);
+  void replay_post(uint32_t cid, Time fetched);
+  static void on_replayed_known(void* self, uint64_t cid);
   void signal(uint32_t vector);
   // The aggregation time starts with a vector's first held posting (per the profile:
   // the vector's own timer, or the controller's one timer if it is not running).
@@ -137,6 +144,7 @@ class Device {
   std::vector<Request>* requests_;  // the device records each command's CQE posting time
   ServiceTime read_time_;
   ServiceTime write_time_;
+  const ReplayedService* replayed_ = nullptr;
   std::vector<SqState> queues_;
   std::vector<VectorState> vectors_;
   std::vector<uint32_t> rr_;   // queues with fetched-but-unprocessed SQEs, round robin

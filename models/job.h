@@ -38,9 +38,16 @@ struct Job {
   bool in_wait = false;              // blocked inside a wait call (woken early: still inside it)
   uint32_t unposted = 0;             // handed off as task_work: the job's next segment posts them
 
-  // Open loop (rate_iops): arrivals waiting to be issued.
+  // Open loop (rate_iops, or a replay): arrivals waiting to be issued.
   uint64_t backlog = 0;
   Duration mean_gap;
+
+  // Replay (--replay): the trace's commands this clone submits, in submit order.
+  bool replays = false;
+  std::vector<uint32_t> replay_commands;
+  std::size_t replay_arrived = 0;  // whose recorded submit time has come
+  std::size_t replay_next = 0;     // next to submit
+  bool open_loop() const { return replays || mean_gap > Duration::zero(); }
 
   Task task;
   Segment seg = Segment::none;

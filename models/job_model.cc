@@ -33,11 +33,19 @@ void JobModel::build(const Topology& topology, bool app_polls) {
     if (js.rate_iops > 0) j.mean_gap = Duration::ns(static_cast<int64_t>(1e9 / js.rate_iops));
     jobs.push_back(std::move(j));
   }
+  if (!m_.replay) return;
+  for (Job& j : jobs) j.replays = true;
+  const auto& cmds = m_.replay->commands;
+  for (uint32_t c = 0; c < cmds.size(); ++c) jobs[cmds[c].job].replay_commands.push_back(c);
 }
 
 void JobModel::start() {
   for (Job& j : *m_.jobs) {
-    if (j.mean_gap > Duration::zero())
+    if (j.replays) {
+      if (!j.replay_commands.empty())
+        m_.eq->schedule(m_.replay->commands[j.replay_commands[0]].submit, &JobModel::on_replay_arrival, this,
+                        j.index);
+    } else if (j.mean_gap > Duration::zero())
       m_.eq->schedule(Time::zero(), &JobModel::on_arrival, this, j.index);
     else
       (*m_.cores)[j.core]->make_runnable(j.task);
@@ -52,7 +60,29 @@ void JobModel::on_arrival(void* self, uint64_t ji) {
                      ? Duration::ns(static_cast<int64_t>(j.rng.exponential(static_cast<double>(j.mean_gap.count_ns()))))
                      : j.mean_gap;
   m->m_.eq->schedule_in(gap, &JobModel::on_arrival, m, ji);
-  Core& core = *(*m->m_.cores)[j.core];
+  m->arrived(j);
+}
+
+// Every command of the clone whose recorded submit time has come joins the backlog; the
+// clone's next arrival is its next command's time. One event per distinct time and clone,
+// scheduled at the previous one's, so it runs before a segment end at the same time.
+void JobModel::on_replay_arrival(void* self, uint64_t ji) {
+  auto* m = static_cast<JobModel*>(self);
+  Job& j = (*m->m_.jobs)[ji];
+  const auto& cmds = m->m_.replay->commands;
+  const Time now = m->m_.eq->now();
+  while (j.replay_arrived < j.replay_commands.size() && cmds[j.replay_commands[j.replay_arrived]].submit <= now) {
+    ++j.replay_arrived;
+    ++j.backlog;
+  }
+  if (j.replay_arrived < j.replay_commands.size())
+    m->m_.eq->schedule(cmds[j.replay_commands[j.replay_arrived]].submit, &JobModel::on_replay_arrival, m, ji);
+  m->arrived(j);
+}
+
+// An arrival wakes the clone unless it is already runnable.
+void JobModel::arrived(Job& j) {
+  Core& core = *(*m_.cores)[j.core];
   if (j.blocked && j.inflight < j.spec->iodepth) {
     j.blocked = false;
     j.in_wait = false;  // the arrival ends the wait
@@ -69,21 +99,29 @@ uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost
   const Time now = m_.eq->now();
   uint32_t k = 0, doorbells = 0;
   for (; k < want; ++k) {
-    uint32_t slot = j.next_target % static_cast<uint32_t>(j.queues.size());
-    HostQueue& q = *(*m_.queues)[j.queues[slot]];
+    // A replayed command goes to its recorded queue; else round robin over the targets.
+    const ReplayCommand* cmd = j.replays ? &m_.replay->commands[j.replay_commands[j.replay_next]] : nullptr;
+    const uint32_t gq = cmd ? cmd->queue : j.queues[j.next_target % static_cast<uint32_t>(j.queues.size())];
+    HostQueue& q = *(*m_.queues)[gq];
     if (q.sq.full()) break;  // out of tags: wait for completions
-    ++j.next_target;
     uint32_t rid = j.free_reqs.back();
     j.free_reqs.pop_back();
     Request& r = (*m_.requests)[rid];
     r.submitted = now;
     r.queue = q.index;
     r.qid = q.qid;
-    r.bytes = js.bs;
-    switch (js.rw) {
-      case RwMode::randread: case RwMode::read: r.write = false; break;
-      case RwMode::randwrite: case RwMode::write: r.write = true; break;
-      case RwMode::randrw: case RwMode::rw: r.write = j.rng.below(100) >= js.rwmixread; break;
+    if (cmd) {
+      r.command = j.replay_commands[j.replay_next++];
+      r.bytes = cmd->bytes;
+      r.write = cmd->write;
+    } else {
+      ++j.next_target;
+      r.bytes = js.bs;
+      switch (js.rw) {
+        case RwMode::randread: case RwMode::read: r.write = false; break;
+        case RwMode::randwrite: case RwMode::write: r.write = true; break;
+        case RwMode::randrw: case RwMode::rw: r.write = j.rng.below(100) >= js.rwmixread; break;
+      }
     }
     if (!q.sq.doorbell_needed()) ++doorbells;  // first SQE for this queue in the batch
     q.mem.sq[q.sq.push()] = rid;
@@ -91,7 +129,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost
   }
   if (k == 0) return 0;
   j.inflight += k;
-  if (j.mean_gap > Duration::zero()) j.backlog -= k;
+  if (j.open_loop()) j.backlog -= k;
   bool shares = in_syscall && js.ioengine == IoEngine::io_uring;
   cost += (shares ? Duration::zero() : j.costs.syscall) + j.costs.submit_per_io * k +
           m_.scenario->host.doorbell_mmio * doorbells;
@@ -114,7 +152,7 @@ Duration JobModel::begin(Job& j) {
   cost += run_task_work(j);
 
   uint64_t room = js.iodepth - j.inflight;
-  if (j.mean_gap > Duration::zero()) room = std::min<uint64_t>(room, j.backlog);
+  if (j.open_loop()) room = std::min<uint64_t>(room, j.backlog);
   if (room > 0) {
     auto want = static_cast<uint32_t>(std::min<uint64_t>(room, js.iodepth_batch_submit));
     if (uint32_t k = submit(j, want, in_syscall, cost); k > 0) {
@@ -217,6 +255,7 @@ void JobModel::reap(Job& j) {
     uint32_t rid = j.ready.front();
     j.ready.pop_front();
     const Request& r = (*m_.requests)[rid];
+    if (j.replays) m_.observer->replayed_command_reaped(r, now);
     if (count) {
       std::size_t slot = 0;
       while (j.queues[slot] != r.queue) ++slot;

@@ -16,6 +16,7 @@
 #include "models/host_interrupts.h"
 #include "models/host_queue.h"
 #include "models/job.h"
+#include "models/replay_trace.h"
 #include "models/request.h"
 #include "models/run_observer.h"
 #include "models/topology.h"
@@ -39,12 +40,14 @@ class JobModel {
     HostInterrupts* interrupts;  // for its polling pass
     CompletionDelivery* delivery;
     RunObserver* observer;
+    const ReplayTrace* replay;  // null: the jobs' own loop; else the trace's commands
   };
   explicit JobModel(Machine m) : m_(m) {}
 
   // Creates the job clones of the topology, each with its share of the request pool.
   void build(const Topology& topology, bool app_polls);
-  // Closed-loop clones become runnable; open-loop clones wait for their first arrival.
+  // Closed-loop clones become runnable; open-loop clones wait for their first arrival
+  // (a replay: their first command's recorded submit time).
   void start();
 
   Duration begin(Job& j);
@@ -52,6 +55,8 @@ class JobModel {
 
  private:
   static void on_arrival(void* self, uint64_t job);
+  static void on_replay_arrival(void* self, uint64_t job);
+  void arrived(Job& j);
   uint32_t submit(Job& j, uint32_t want, bool in_syscall, Duration& cost);
   void ring_doorbells(Job& j);
   void reap(Job& j);

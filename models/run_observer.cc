@@ -133,6 +133,11 @@ void RunObserver::finish_trace(Time now) {
 
 void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Context ctx, Time now) {
   const Request& r = (*m_.requests)[cid];
+  if (replayed_) (*replayed_)[r.command].seen = seen;
+  if (!cmd_trace_) return;
+  if (last_seen_.empty()) last_seen_.assign(m_.requests->size(), Time::never());
+  last_seen_[cid] = seen;
+  if (!cmd_trace_->wants(seen) && seen >= cmd_trace_->to()) add_inflight(cid, r);
   trace::CommandRecord c;
   c.queue = q.qid + 1;
   c.cid = cid;
@@ -142,10 +147,51 @@ void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Co
   c.submit = r.submitted;
   c.doorbell = r.doorbell;
   c.cqe_posted = r.posted;
+  c.unit_done = r.unit_done;
   c.cqe_seen = seen;
   if (ctx == Context::hardirq) c.irq = now;
   c.completed_by = ctx;
   cmd_trace_->add(seen, c);
+}
+
+// Only a command submitted inside the window; only the times the window reached.
+void RunObserver::add_inflight(uint32_t cid, const Request& r) {
+  const Time from = cmd_trace_->from(), to = cmd_trace_->to();
+  if (r.submitted < from || r.submitted >= to) return;
+  trace::InflightRecord f;
+  f.queue = (*m_.queues)[r.queue]->qid + 1;
+  f.cid = cid;
+  f.op = r.write ? trace::Op::write : trace::Op::read;
+  f.blocks = r.bytes / 512;
+  f.submit = r.submitted;
+  // A request's times are overwritten per use: older than this submission means not yet.
+  if (r.doorbell >= r.submitted && r.doorbell < to) f.doorbell = r.doorbell;
+  if (f.doorbell && r.posted >= r.doorbell && r.posted < to && r.unit_done >= r.doorbell) {
+    f.cqe_posted = r.posted;
+    f.unit_done = r.unit_done;
+  }
+  cmd_trace_->add_inflight(f);
+}
+
+void RunObserver::finish_command_trace() {
+  if (!cmd_trace_) return;
+  if (last_seen_.empty()) last_seen_.assign(m_.requests->size(), Time::never());
+  std::vector<bool> in_use(m_.requests->size(), true);
+  for (const Job& j : *m_.jobs)
+    for (uint32_t rid : j.free_reqs) in_use[rid] = false;
+  for (uint32_t rid = 0; rid < in_use.size(); ++rid) {
+    const Request& r = (*m_.requests)[rid];
+    // In use and not seen since its submission (a seen one waits for the application).
+    if (in_use[rid] && (last_seen_[rid] == Time::never() || last_seen_[rid] < r.submitted)) add_inflight(rid, r);
+  }
+}
+
+void RunObserver::replayed_command_reaped(const Request& r, Time now) {
+  ReplayedTimes& t = (*replayed_)[r.command];
+  t.submit = r.submitted;
+  t.doorbell = r.doorbell;
+  t.posted = r.posted;
+  t.reaped = now;
 }
 
 void RunObserver::hard_irq(const HostQueue& q, Time now, uint32_t cqes, bool held) {

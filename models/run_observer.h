@@ -16,6 +16,7 @@
 #include "models/device.h"
 #include "models/host_queue.h"
 #include "models/job.h"
+#include "models/replay_trace.h"
 #include "models/request.h"
 #include "models/softirq_work.h"
 #include "policies/api/counters.h"
@@ -73,9 +74,19 @@ class RunObserver {
   // ---- the per-command trace (null: off)
   void enable_command_trace(CommandTraceLog* log) { cmd_trace_ = log; }
   bool command_tracing() const { return cmd_trace_ != nullptr; }
+  // Whether the reapers report each CQE (command trace or replay).
+  bool watches_commands() const { return cmd_trace_ != nullptr || replayed_ != nullptr; }
   // A reaper in context `ctx` consumed command `cid`'s CQE at `seen`, in a segment that
   // started at `now`.
   void command_reaped(const HostQueue& q, uint32_t cid, Time seen, Context ctx, Time now);
+  // At the run's end: the commands submitted in the window and never seen become
+  // `inflight` rows (those seen after the window already did, in command_reaped).
+  void finish_command_trace();
+
+  // ---- the replay's per-command times (null: not a replay); indexed like the trace's commands
+  void enable_replay(std::vector<ReplayedTimes>* times) { replayed_ = times; }
+  // The application reaped request `r` (a replayed command) at `now`.
+  void replayed_command_reaped(const Request& r, Time now);
   void hard_irq(const HostQueue& q, Time now, uint32_t cqes, bool held);
   // A policy's mode change on a queue, or on the whole drive (queue == nullptr).
   void mode_change(const HostQueue* q, Time now, std::string_view from, std::string_view to,
@@ -99,6 +110,9 @@ class RunObserver {
   sim::TraceRecorder* trace_ = nullptr;
   std::vector<Time> mode_since_;
   CommandTraceLog* cmd_trace_ = nullptr;
+  std::vector<Time> last_seen_;  // per request id: its latest CQE seen (command trace only)
+  void add_inflight(uint32_t cid, const Request& r);
+  std::vector<ReplayedTimes>* replayed_ = nullptr;
 };
 
 }  // namespace nvmesim

@@ -7,16 +7,17 @@ namespace {
 constexpr Duration kProgressStep = Duration::ms(1);
 }  // namespace
 
-System::System(const Scenario& scenario)
+System::System(const Scenario& scenario, const ReplayTrace* replay)
     : sc_(scenario),
       topology_(Topology::of(sc_)),
+      replay_(replay),
       observer_({&sc_, &cores_, &devices_, &queues_, &jobs_, &requests_, &softirqs_}),
       delivery_(sc_.host, jobs_, requests_, cores_),
       reaper_(sc_.host, devices_, drives_, delivery_, observer_),
       kernel_({&eq_, &sc_, &topology_, &cores_, &devices_, &queues_, &drives_, &softirqs_, &reaper_, &observer_}),
       interrupts_(kernel_, delivery_),
       job_model_({&eq_, &sc_, &cores_, &devices_, &queues_, &drives_, &jobs_, &requests_, &interrupts_, &delivery_,
-                  &observer_}) {
+                  &observer_, replay}) {
   build();
 }
 
@@ -46,6 +47,11 @@ void System::build() {
   const policy::PolicyInfo* info = policy::find_policy(sc_.policy.name);
   assert(info && "the loader validates the policy name");
   const policy::ParamMap& params = sc_.policy.params;
+  if (replay_) {
+    replayed_.resize(replay_->commands.size());
+    observer_.enable_replay(&replayed_);
+    if (replay_->service) replayed_service_ = std::make_unique<ReplayedService>(*replay_);
+  }
   drives_.resize(sc_.drives.size());
   for (uint32_t d = 0; d < sc_.drives.size(); ++d) build_drive(d, *info, params);
   job_model_.build(topology_, info->app_polls);
@@ -55,6 +61,7 @@ void System::build() {
 void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const policy::ParamMap& params) {
   const DeviceProfile& prof = sc_.drives[d].profile;
   devices_.push_back(std::make_unique<Device>(eq_, prof, d, sc_.seed, kernel_.msix_sink(), requests_));
+  devices_.back()->use_replayed_service(replayed_service_.get());
   const uint32_t depth = std::min(sc_.queue_depth, prof.max_queue_depth);
   for (uint32_t gq : topology_.drive_queues(d)) {
     const Topology::Queue& tq = topology_.queue(gq);
@@ -104,6 +111,7 @@ void System::run(const std::function<void(double)>& progress) {
   }
   observer_.finish_window();
   observer_.finish_trace(eq_.now());
+  observer_.finish_command_trace();
 }
 
 void System::on_window_start(void* self, uint64_t) { static_cast<System*>(self)->observer_.start_window(); }

@@ -24,6 +24,8 @@
 #include "models/host_queue.h"
 #include "models/job.h"
 #include "models/job_model.h"
+#include "models/replay_trace.h"
+#include "models/replayed_service.h"
 #include "models/request.h"
 #include "models/run_observer.h"
 #include "models/softirq_work.h"
@@ -36,7 +38,9 @@ namespace nvmesim {
 
 class System {
  public:
-  explicit System(const Scenario& scenario);
+  // `replay` (may be null; must outlive the System): drive the run from a recorded
+  // trace's commands instead of the jobs' own loop (models/replay_trace.h).
+  explicit System(const Scenario& scenario, const ReplayTrace* replay = nullptr);
   System(const System&) = delete;
   System& operator=(const System&) = delete;
   ~System();
@@ -53,6 +57,8 @@ class System {
   const Topology& topology() const { return topology_; }
   Duration window() const { return sc_.duration; }
   uint64_t events() const { return eq_.dispatched(); }
+  // A replay's simulated times per trace command (empty when not replaying).
+  const std::vector<ReplayedTimes>& replayed() const { return replayed_; }
 
   const std::vector<Job>& jobs() const { return jobs_; }
   const std::vector<std::unique_ptr<HostQueue>>& queues() const { return queues_; }
@@ -88,6 +94,9 @@ class System {
   std::vector<std::unique_ptr<HostQueue>> queues_;  // global queue ids, as the topology's
   std::vector<HostDrive> drives_;
   std::vector<Job> jobs_;
+  const ReplayTrace* replay_;
+  std::vector<ReplayedTimes> replayed_;
+  std::unique_ptr<ReplayedService> replayed_service_;
 
   RunObserver observer_;
   CompletionDelivery delivery_;

@@ -42,6 +42,24 @@ struct CommandRecord {
   std::optional<Time> irq;          // start of the hard IRQ whose handler (or thread) consumed it
   Context completed_by = Context::hardirq;
   uint16_t status = 0;              // NVMe status field (SCT << 8 | SC), 0 = success
+  // The device's unit finished (a simulator's only): the posting is decided from then on,
+  // so a reaper already running finds the CQE at cqe_posted without an interrupt. Needed
+  // to replay a read whose data waited for the shared link (cqe_posted - unit_done varies).
+  std::optional<Time> unit_done;
+};
+
+// A command submitted inside the trace's window whose CQE was not seen in it, written when
+// the window closes (at = its end) so a replay has every command the seen ones depended on.
+// Times the window had not reached yet (doorbell not rung, CQE not posted) are empty.
+struct InflightRecord {
+  uint32_t queue = 0;
+  uint32_t cid = 0;
+  Op op = Op::read;
+  uint64_t lba = 0;
+  uint32_t blocks = 0;
+  Time at;
+  Time submit;
+  std::optional<Time> doorbell, cqe_posted, unit_done;
 };
 
 // One hard interrupt on a queue's vector. held: it arrived while the vector was
@@ -64,7 +82,7 @@ class CommandTraceWriter {
  public:
   static constexpr std::string_view kHeader =
       "kind,t_ns,queue,cid,op,lba,blocks,submit_ns,doorbell_ns,cqe_posted_ns,cqe_seen_ns,irq_ns,"
-      "completed_by,status,cqes,mode_from,mode_to,reason";
+      "completed_by,status,cqes,mode_from,mode_to,reason,unit_done_ns";
 
   explicit CommandTraceWriter(std::ostream& out) : out_(out) { out_ << kHeader << '\n'; }
 
@@ -74,19 +92,32 @@ class CommandTraceWriter {
     if (r.cqe_posted) out_ << r.cqe_posted->ns();
     out_ << ',' << r.cqe_seen.ns() << ',';
     if (r.irq) out_ << r.irq->ns();
-    out_ << ',' << trace_name(r.completed_by) << ',' << r.status << ",,,,\n";
+    out_ << ',' << trace_name(r.completed_by) << ',' << r.status << ",,,,,";
+    if (r.unit_done) out_ << r.unit_done->ns();
+    out_ << '\n';
+  }
+
+  void write(const InflightRecord& r) {
+    out_ << "inflight," << r.at.ns() << ',' << r.queue << ',' << r.cid << ',' << name(r.op) << ',' << r.lba << ','
+         << r.blocks << ',' << r.submit.ns() << ',';
+    if (r.doorbell) out_ << r.doorbell->ns();
+    out_ << ',';
+    if (r.cqe_posted) out_ << r.cqe_posted->ns();
+    out_ << ",,,,,,,,,";
+    if (r.unit_done) out_ << r.unit_done->ns();
+    out_ << '\n';
   }
 
   void write(const IrqRecord& r) {
     out_ << (r.held ? "irq_held," : "irq,") << r.at.ns() << ',' << r.queue << ",,,,,,,,,"
          << r.at.ns() << ",irq,,";
     if (!r.held) out_ << r.cqes;
-    out_ << ",,,\n";
+    out_ << ",,,,\n";
   }
 
   void write(const ModeRecord& r) {
     out_ << "mode," << r.at.ns() << ',' << r.queue << ",,,,,,,,,,,,," << quoted(r.from) << ','
-         << quoted(r.to) << ',' << quoted(r.reason) << '\n';
+         << quoted(r.to) << ',' << quoted(r.reason) << ",\n";
   }
 
  private:

@@ -3,10 +3,13 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -365,6 +368,125 @@ TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   EXPECT_EQ(read_text(dir / "a-profile.json"), read_text(dir / "b-profile.json"));
   EXPECT_EQ(read_text(dir / "a" / "report.json"), read_text(dir / "b" / "report.json"));
   EXPECT_EQ(read_text(dir / "a" / "report.md"), read_text(dir / "b" / "report.md"));
+// The judge's commands: the default scenario's command trace (from the run's start, with
+// inflight rows for the commands still in flight at its end), replayed with the device
+// times from the trace. Every command the trace saw comes back with the same submit,
+// doorbell, posting and CQE-seen time (0 ns difference), the drift is 0, and the diff is
+// written beside -o.
+TEST(Cli, ReplayOfTheDefaultScenariosCommandTraceIsExact) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string t = (dir / "nvmesim_cli_replay_t.csv").string();
+  const std::string out = (dir / "nvmesim_cli_replay.json").string();
+  const std::string diff = (dir / "nvmesim_cli_replay.replay-diff.csv").string();
+  std::filesystem::remove(diff);
+  Outcome rec = cli("run " + scenario() + " -q --command-trace " + t);
+  ASSERT_EQ(rec.code, 0) << rec.out;
+  Outcome rep = cli("run " + scenario() + " -q --replay " + t + " --replay-service -o " + out);
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  std::ifstream in(out);
+  nlohmann::json r = nlohmann::json::parse(in)["replay"];
+  EXPECT_EQ(r["format"], "command-trace");
+  EXPECT_EQ(r["service_source"], "doorbell_to_cqe_posted");
+  EXPECT_GT(r["commands"].get<uint64_t>(), 50000u);
+  EXPECT_GT(r["inflight"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r["matched"].get<uint64_t>() + r["inflight"].get<uint64_t>(), r["commands"].get<uint64_t>());
+  EXPECT_EQ(r["identical"], r["matched"]);
+  EXPECT_EQ(r["drift"].get<double>(), 0.0);
+  std::ifstream trace(t);
+  std::string line;
+  std::getline(trace, line);
+  EXPECT_TRUE(line.ends_with(",unit_done_ns")) << line;
+  std::getline(trace, line);
+  EXPECT_LT(std::stoll(line.substr(line.find(',') + 1)), 1'000'000) << "the default window starts at 0: " << line;
+  ASSERT_TRUE(std::filesystem::exists(diff)) << "the diff goes beside -o by default";
+  std::ifstream d(diff);
+  std::getline(d, line);  // header
+  std::size_t compared = 0;
+  while (std::getline(d, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 18u) << line;
+    if (f[15].empty()) continue;  // an inflight row: no recorded CQE seen
+    ++compared;
+    for (std::size_t k : {8u, 11u, 14u, 17u}) ASSERT_EQ(f[k], "0") << line;
+  }
+  EXPECT_EQ(compared, r["matched"].get<uint64_t>());
+}
+
+// The same commands with the trace from the run's start (--trace-window 0:END, here a
+// shortened run): every command seen more than 1 ms before the end (about twice the
+// longest latency; the trace lacks the commands in flight at its end) comes back with
+// the same submit, doorbell, posting and CQE-seen time to the nanosecond.
+TEST(Cli, ReplayOfTheDefaultScenariosWholeRunTraceIsExact) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string t = (dir / "nvmesim_cli_replay_whole_t.csv").string();
+  const std::string diff = (dir / "nvmesim_cli_replay_whole.csv").string();
+  const std::string shorter = " --set duration_us=4000 --set warmup_us=3000";
+  Outcome rec = cli("run " + scenario() + shorter + " -q --trace-window 0:7000 --command-trace " + t);
+  ASSERT_EQ(rec.code, 0) << rec.out;
+  Outcome rep = cli("run " + scenario() + shorter + " -q --replay " + t + " --replay-service --replay-diff " + diff);
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  std::ifstream in(diff);
+  std::string line;
+  std::getline(in, line);
+  ASSERT_EQ(line.rfind("line,drive,queue,cid,op,bytes,submit_rec,submit_sim,submit_diff,doorbell_rec,doorbell_sim,"
+                       "doorbell_diff,cqe_posted_rec,cqe_posted_sim,cqe_posted_diff,cqe_seen_rec,",
+                       0),
+            0u)
+      << line;
+  std::size_t compared = 0, rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 18u) << line;
+    ++rows;
+    if (f[15].empty() || std::stoll(f[15]) >= 6'000'000) continue;
+    ++compared;
+    for (std::size_t k : {8u, 11u, 14u, 17u}) ASSERT_EQ(f[k], "0") << line;
+  }
+  EXPECT_GT(compared, rows / 2);
+}
+
+TEST(Cli, BadReplayInputsExitTwoWithFileAndLine) {
+  const std::string header =
+      "kind,t_ns,queue,cid,op,lba,blocks,submit_ns,doorbell_ns,cqe_posted_ns,cqe_seen_ns,irq_ns,completed_by,status,"
+      "cqes,mode_from,mode_to,reason\n";
+  struct Case {
+    std::string text, expect;
+  };
+  const Case cases[] = {
+      {"", "nvmesim_cli_replay_bad.csv:1: empty file"},
+      {"kind,t_ns,queue\n", "nvmesim_cli_replay_bad.csv:1: missing column 'cid'"},
+      {header + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,\ncmd,400,1,1,read,0,8,10,20,30,400,,irq,0,,,,\n",
+       "nvmesim_cli_replay_bad.csv:3: column t_ns: time goes backwards"},
+      {header + "cmd,500,77,0,read,0,8,10,20,30,500,,irq,0,,,,\n", "nvmesim_cli_replay_bad.csv:2: column queue: queue 77 does not exist"},
+      {header + "cmd,500,1,3,read,0,8,10,20,30,500,,irq,0,,,,\ncmd,600,1,3,read,0,8,100,120,130,600,,irq,0,,,,\n",
+       "nvmesim_cli_replay_bad.csv:3: column cid: cid 3 reused while in flight"},
+  };
+  for (const Case& c : cases) {
+    const std::string f = temp("nvmesim_cli_replay_bad.csv", c.text);
+    Outcome o = cli("run " + scenario() + " -q --replay " + f);
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_NE(o.out.find(c.expect), std::string::npos) << o.out;
+  }
+  Outcome o = cli("run " + scenario() + " -q --replay-service");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("--replay-service: needs --replay FILE"), std::string::npos) << o.out;
+}
+
+TEST(Cli, FioIologReplays) {
+  const std::string f = temp("nvmesim_cli_replay.iolog",
+                             "fio version 3 iolog\n0 /dev/nvme0n1 add\n0 /dev/nvme0n1 open\n"
+                             "50 /dev/nvme0n1 read 0 4096\n60 /dev/nvme0n1 write 4096 4096\n90 /dev/nvme0n1 close\n");
+  const std::string out = (std::filesystem::temp_directory_path() / "nvmesim_cli_iolog.json").string();
+  Outcome o = cli("run " + scenario() + " -q --set duration_us=1000 --set warmup_us=0 --replay " + f + " -o " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  std::ifstream in(out);
+  nlohmann::json r = nlohmann::json::parse(in)["replay"];
+  EXPECT_EQ(r["format"], "fio-iolog-v3");
+  EXPECT_EQ(r["matched"], 2);
 }
 
 }  // namespace

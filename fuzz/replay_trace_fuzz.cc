@@ -1,0 +1,58 @@
+// Fuzz target: a --replay trace's text (command-trace CSV or fio iolog v3) -> parse_replay
+// against scenarios/default.json, with and without --replay-service. Contract: a
+// ReplayTrace whose commands are in submit order on queues and jobs of the scenario, or an
+// InputError naming FILE:LINE; nothing else. An inflight row has no CQE seen.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <variant>
+
+#include "app/replay_load.h"
+#include "app/scenario_load.h"
+#include "fuzz/default_scenario.h"
+#include "models/topology.h"
+
+namespace {
+
+const nvmesim::Scenario& scenario() {
+  static const nvmesim::Scenario sc = [] {
+    auto loaded = nvmesim::load_scenario_json(nvmesim::fuzz::default_scenario(), {});
+    if (!std::holds_alternative<nvmesim::LoadedScenario>(loaded)) std::abort();
+    return std::get<nvmesim::LoadedScenario>(loaded).scenario;
+  }();
+  return sc;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  static const nvmesim::Topology topo = nvmesim::Topology::of(scenario());
+  for (bool service : {false, true}) {
+    nvmesim::ReplayLoadOptions o;
+    o.path = "fuzz.csv";
+    o.service = service;
+    auto r = nvmesim::parse_replay(text, o, scenario());
+    if (auto* e = std::get_if<nvmesim::InputError>(&r)) {
+      if (e->path.rfind("fuzz.csv:", 0) != 0 && e->path != "--replay-service") std::abort();
+      continue;
+    }
+    const auto& t = std::get<nvmesim::ReplayTrace>(r);
+    if (t.commands.empty()) std::abort();
+    for (std::size_t i = 0; i < t.commands.size(); ++i) {
+      const auto& c = t.commands[i];
+      if (i > 0 && c.submit < t.commands[i - 1].submit) std::abort();
+      if (c.queue >= topo.queue_count() || c.job >= topo.jobs().size() || c.bytes == 0) std::abort();
+      // An inflight row (no CQE seen) not posted when its window closed is the device
+      // model's to serve, not before the window's end; every other command has a device time.
+      if (c.inflight && c.seen != nvmesim::Time::never()) std::abort();
+      if (service && c.device_time < nvmesim::Duration::zero() &&
+          !(c.inflight && c.post_not_before > nvmesim::Time::zero()))
+        std::abort();
+      // unit_done_ns is checked to lie between the doorbell and the posting.
+      if (service && c.known_ahead > c.device_time) std::abort();
+    }
+  }
+  return 0;
+}
