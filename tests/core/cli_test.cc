@@ -368,6 +368,8 @@ TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   EXPECT_EQ(read_text(dir / "a-profile.json"), read_text(dir / "b-profile.json"));
   EXPECT_EQ(read_text(dir / "a" / "report.json"), read_text(dir / "b" / "report.json"));
   EXPECT_EQ(read_text(dir / "a" / "report.md"), read_text(dir / "b" / "report.md"));
+}
+
 // The judge's commands: the default scenario's command trace (from the run's start, with
 // inflight rows for the commands still in flight at its end), replayed with the device
 // times from the trace. Every command the trace saw comes back with the same submit,
