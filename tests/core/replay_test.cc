@@ -223,7 +223,9 @@ TEST(ReplayService, WindowAfterTheStartWithinTolerance) {
   Replayed r = replay(ls, trace);
   EXPECT_EQ(r.summary["unmatched"], 0);
   EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 0.01);
-  EXPECT_LT(r.summary["cqe_seen_abs_diff_ns"]["p50"].get<int64_t>(), 10'000);
+  // Within 100 us at the median (the default testbed's latency is ~1.9 ms): the missing
+  // commands' effect depends on the host model's costs, so the bound is loose on purpose.
+  EXPECT_LT(r.summary["cqe_seen_abs_diff_ns"]["p50"].get<int64_t>(), 100'000);
   // The window starts with commands in flight; they are replayed from their recorded
   // submission (before the window), and said.
   EXPECT_GT(r.summary["in_flight_at_start"].get<int64_t>(), 0);
