@@ -12,20 +12,12 @@
 #include "app/replay_load.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
+#include "tests/core/sim_helpers.h"
 
 namespace nvmesim {
 namespace {
 
-LoadedScenario load_default(std::vector<std::string> overrides) {
-  LoadOptions o;
-  o.overrides = std::move(overrides);
-  auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
-  if (auto* e = std::get_if<InputError>(&r)) {
-    ADD_FAILURE() << e->str();
-    return {};
-  }
-  return std::get<LoadedScenario>(r);
-}
+using testing::load_default;
 
 // The default testbed shortened to 3 ms warm-up + 4 ms measured.
 std::vector<std::string> short_default() { return {"duration_us=4000", "warmup_us=3000"}; }

@@ -49,9 +49,8 @@ inline nlohmann::json run(const nlohmann::json& doc, std::vector<std::string> ov
   return run_scenario(load_or_fail(doc, std::move(overrides)));
 }
 
-// The shipped default scenario, shortened so that a test runs in well under a second.
-inline nlohmann::json default_short(std::vector<std::string> overrides = {}) {
-  overrides.insert(overrides.begin(), {"duration_us=4000", "warmup_us=3000"});
+// The shipped default scenario with `overrides`; a load error fails the test.
+inline LoadedScenario load_default(std::vector<std::string> overrides) {
   LoadOptions o;
   o.overrides = std::move(overrides);
   auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
@@ -59,7 +58,15 @@ inline nlohmann::json default_short(std::vector<std::string> overrides = {}) {
     ADD_FAILURE() << e->str();
     return {};
   }
-  return run_scenario(std::get<LoadedScenario>(r));
+  return std::get<LoadedScenario>(r);
+}
+
+// The shipped default scenario, shortened so that a test runs in well under a second.
+inline nlohmann::json default_short(std::vector<std::string> overrides = {}) {
+  overrides.insert(overrides.begin(), {"duration_us=4000", "warmup_us=3000"});
+  LoadedScenario ls = load_default(std::move(overrides));
+  if (::testing::Test::HasFailure()) return {};  // the load failed: nothing to run
+  return run_scenario(ls);
 }
 
 }  // namespace nvmesim::testing
