@@ -36,9 +36,12 @@ const std::set<std::string> kIgnored = {"direct", "time_based", "group_reporting
                                         "fixedbufs", "registerfiles", "sqthread_poll", "gtod_reduce",
                                         "clocksource", "invalidate", "refill_buffers", "description"};
 
-}  // namespace
-
-std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+// The file's [global] section and its job sections, in order, each option with its line.
+struct FioSections {
+  Section global;
+  std::vector<std::pair<std::string, Section>> jobs;
+};
+std::variant<FioSections, InputError> parse_fio_sections(const std::string& text, const std::string& file) {
   std::istringstream in(text);
   std::string line;
   int lineno = 0;
@@ -68,81 +71,92 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
     (*cur)[key] = Option{val, lineno};
   }
   if (jobs.empty()) return InputError{file, "no job section"};
+  return FioSections{std::move(global), std::move(jobs)};
+}
 
+// One option of a job's merged section into the job's JSON (runtime and ramp_time are
+// the scenario's, not the job's); the error names file:line and the option.
+std::optional<InputError> apply_fio_option(const std::string& key, const Option& opt, const std::string& file, json& j,
+                                           std::optional<int64_t>& runtime, std::optional<int64_t>& ramp) {
+  std::string where = file + ":" + std::to_string(opt.line);
+  auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
+  // The same checked conversion as the JSON reader: no wrap at any magnitude.
+  auto number = [&](int64_t& v) -> bool {
+    auto x = in_range(parse_integral(opt.value), INT64_MIN, INT64_MAX);
+    if (x) v = *x;
+    return x.has_value();
+  };
+  int64_t v = 0;
+  if (kIgnored.count(key)) return std::nullopt;
+  if (key == "ioengine") {
+    if (opt.value != "libaio" && opt.value != "io_uring")
+      return bad("ioengine '" + opt.value + "' is not supported (libaio, io_uring)");
+    j["ioengine"] = opt.value;
+  } else if (key == "rw" || key == "readwrite") {
+    j["rw"] = opt.value;  // validated with the scenario
+  } else if (key == "rwmixread" || key == "rwmixwrite") {
+    if (!number(v) || v < 0 || v > 100) return bad("must be a percentage, got '" + opt.value + "'");
+    j["rwmixread"] = key == "rwmixread" ? v : 100 - v;
+  } else if (key == "bs" || key == "blocksize") {
+    auto b = parse_size(opt.value);
+    if (!b) return bad("must be a size like 4k, got '" + opt.value + "'");
+    j["bs"] = *b;
+  } else if (key == "iodepth" || key == "numjobs" || key == "iodepth_batch" || key == "iodepth_batch_submit" ||
+             key == "iodepth_batch_complete" || key == "iodepth_batch_complete_min" ||
+             key == "iodepth_batch_complete_max" || key == "rate_iops") {
+    if (!number(v) || v < 0) return bad("must be a non-negative integer, got '" + opt.value + "'");
+    std::string k = key == "iodepth_batch" ? "iodepth_batch_submit"
+                  : key == "iodepth_batch_complete" ? "iodepth_batch_complete_min" : key;
+    j[k] = v;
+  } else if (key == "hipri") {
+    j["hipri"] = opt.value.empty() || opt.value == "1";
+  } else if (key == "cpus_allowed") {
+    j["cpus_allowed"] = opt.value;
+  } else if (key == "cpus_allowed_policy") {
+    if (opt.value != "split") return bad("only 'split' is modelled (each clone on its own CPU)");
+  } else if (key == "rate_process") {
+    j["rate_process"] = opt.value;
+  } else if (key == "runtime" || key == "ramp_time") {
+    auto ns = parse_duration_ns(opt.value, 1000000000);  // fio: seconds by default
+    if (!ns) return bad("must be a time like 10s or 500ms (at most 3600s), got '" + opt.value + "'");
+    if (*ns > limits::kMaxRunDuration.count_ns() || (key == "runtime" && *ns < 1000))
+      return bad("must be between " + std::string(key == "runtime" ? "1us" : "0") + " and " +
+                 std::to_string(limits::kMaxRunDuration.count_ns() / 1000000000) + "s, got '" + opt.value + "'");
+    (key == "runtime" ? runtime : ramp) = *ns;
+  } else if (key == "filename") {
+    // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
+    json drives = json::array();
+    std::stringstream fs(opt.value);
+    std::string f;
+    while (std::getline(fs, f, ':')) {
+      auto idx = nvme_namespace_drive(f);
+      if (!idx) return bad("only /dev/nvmeXnY devices (X < " + std::to_string(limits::kMaxDrives) + ") are modelled, got '" + f + "'");
+      drives.push_back(*idx);
+    }
+    if (drives.empty()) return bad("must name at least one /dev/nvmeXnY device");
+    j["drives"] = drives;
+  } else {
+    return InputError{where, "option '" + key + "' is not supported by nvmesim's fio reader"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+  auto parsed = parse_fio_sections(text, file);
+  if (auto* e = std::get_if<InputError>(&parsed)) return *e;
+  const FioSections& sections = std::get<FioSections>(parsed);
   json patch;
   json out_jobs = json::array();
   std::optional<int64_t> runtime, ramp;
-  for (auto& [name, own] : jobs) {
-    Section s = global;
-    for (auto& [k, v] : own) s[k] = v;
+  for (const auto& [name, own] : sections.jobs) {
+    Section s = sections.global;
+    for (const auto& [k, v] : own) s[k] = v;
     json j;
     j["name"] = name;
-    for (auto& entry : s) {
-      // Named references, not a structured binding: clang 14 (the fuzz build) cannot
-      // capture a binding in the lambdas below.
-      const std::string& key = entry.first;
-      const Option& opt = entry.second;
-      std::string where = file + ":" + std::to_string(opt.line);
-      auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
-      // The same checked conversion as the JSON reader: no wrap at any magnitude.
-      auto number = [&](int64_t& v) -> bool {
-        auto x = in_range(parse_integral(opt.value), INT64_MIN, INT64_MAX);
-        if (x) v = *x;
-        return x.has_value();
-      };
-      int64_t v = 0;
-      if (kIgnored.count(key)) continue;
-      if (key == "ioengine") {
-        if (opt.value != "libaio" && opt.value != "io_uring")
-          return bad("ioengine '" + opt.value + "' is not supported (libaio, io_uring)");
-        j["ioengine"] = opt.value;
-      } else if (key == "rw" || key == "readwrite") {
-        j["rw"] = opt.value;  // validated with the scenario
-      } else if (key == "rwmixread" || key == "rwmixwrite") {
-        if (!number(v) || v < 0 || v > 100) return bad("must be a percentage, got '" + opt.value + "'");
-        j["rwmixread"] = key == "rwmixread" ? v : 100 - v;
-      } else if (key == "bs" || key == "blocksize") {
-        auto b = parse_size(opt.value);
-        if (!b) return bad("must be a size like 4k, got '" + opt.value + "'");
-        j["bs"] = *b;
-      } else if (key == "iodepth" || key == "numjobs" || key == "iodepth_batch" || key == "iodepth_batch_submit" ||
-                 key == "iodepth_batch_complete" || key == "iodepth_batch_complete_min" ||
-                 key == "iodepth_batch_complete_max" || key == "rate_iops") {
-        if (!number(v) || v < 0) return bad("must be a non-negative integer, got '" + opt.value + "'");
-        std::string k = key == "iodepth_batch" ? "iodepth_batch_submit"
-                      : key == "iodepth_batch_complete" ? "iodepth_batch_complete_min" : key;
-        j[k] = v;
-      } else if (key == "hipri") {
-        j["hipri"] = opt.value.empty() || opt.value == "1";
-      } else if (key == "cpus_allowed") {
-        j["cpus_allowed"] = opt.value;
-      } else if (key == "cpus_allowed_policy") {
-        if (opt.value != "split") return bad("only 'split' is modelled (each clone on its own CPU)");
-      } else if (key == "rate_process") {
-        j["rate_process"] = opt.value;
-      } else if (key == "runtime" || key == "ramp_time") {
-        auto ns = parse_duration_ns(opt.value, 1000000000);  // fio: seconds by default
-        if (!ns) return bad("must be a time like 10s or 500ms (at most 3600s), got '" + opt.value + "'");
-        if (*ns > limits::kMaxRunDuration.count_ns() || (key == "runtime" && *ns < 1000))
-          return bad("must be between " + std::string(key == "runtime" ? "1us" : "0") + " and " +
-                     std::to_string(limits::kMaxRunDuration.count_ns() / 1000000000) + "s, got '" + opt.value + "'");
-        (key == "runtime" ? runtime : ramp) = *ns;
-      } else if (key == "filename") {
-        // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
-        json drives = json::array();
-        std::stringstream fs(opt.value);
-        std::string f;
-        while (std::getline(fs, f, ':')) {
-          auto idx = nvme_namespace_drive(f);
-          if (!idx) return bad("only /dev/nvmeXnY devices (X < " + std::to_string(limits::kMaxDrives) + ") are modelled, got '" + f + "'");
-          drives.push_back(*idx);
-        }
-        if (drives.empty()) return bad("must name at least one /dev/nvmeXnY device");
-        j["drives"] = drives;
-      } else {
-        return InputError{where, "option '" + key + "' is not supported by nvmesim's fio reader"};
-      }
-    }
+    for (const auto& [key, opt] : s)
+      if (auto e = apply_fio_option(key, opt, file, j, runtime, ramp)) return *e;
     out_jobs.push_back(j);
   }
   patch["jobs"] = out_jobs;

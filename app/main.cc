@@ -342,6 +342,8 @@ int calibrate_main(const CalibrateArgs& a) {
   return finish_stdout(0);
 }
 
+// Long on purpose (~115 lines): it is the CLI's table, one declaration per subcommand and
+// option, read top to bottom as `--help` prints it; the work is in the functions it calls.
 int run_main(int argc, char** argv) {
   // Commands of the Python package: every further argument, --help included, is theirs.
   if (argc >= 2 && (std::string(argv[1]) == "ab" || std::string(argv[1]) == "compare"))

@@ -36,6 +36,8 @@ json engine_to_json(const EngineCosts& e) {
 
 }  // namespace
 
+// Long on purpose (~115 lines): one line per scenario field, in the schema's order, so a
+// field added to the schema is added here beside its neighbours.
 json scenario_to_json(const Scenario& sc) {
   json j;
   j["name"] = sc.name;
