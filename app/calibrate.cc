@@ -160,7 +160,8 @@ std::variant<CalibrationOutcome, InputError> calibrate(const CalibrationSpec& sp
   MatrixXd jac = forward_jacobian(residuals, fit.x, fit.residuals, bounds, spec.fd_step);
   VectorXd scale(static_cast<Eigen::Index>(n));
   for (std::size_t i = 0; i < n; ++i) scale[static_cast<Eigen::Index>(i)] = bounds[i].hi - bounds[i].lo;
-  FitDiagnostics diag = diagnose_fit(jac, fit.x, fit.residuals, scale);
+  // Residuals are ln(sim / measured) / noise: s^2 below 1 would claim more than the noise allows.
+  FitDiagnostics diag = diagnose_fit(jac, fit.x, fit.residuals, scale, {}, 1.0);
 
   // ---- the feasible set: the starts' ends and a sample of the best fit's neighbourhood --
   // Neighbourhood: points best + S V c, S = diag(|x|), V the right singular vectors, c_k

@@ -1,12 +1,14 @@
 #include "app/fit_diagnostics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace nvmesim {
 
 FitDiagnostics diagnose_fit(const Eigen::MatrixXd& jacobian, const Eigen::VectorXd& x, const Eigen::VectorXd& residuals,
-                            const Eigen::VectorXd& scale, const IdentifiabilityLimits& limits) {
+                            const Eigen::VectorXd& scale, const IdentifiabilityLimits& limits,
+                            double min_variance) {
   const Eigen::Index m = jacobian.rows(), n = jacobian.cols();
   FitDiagnostics d;
   d.residuals = static_cast<int>(m);
@@ -27,7 +29,8 @@ FitDiagnostics diagnose_fit(const Eigen::MatrixXd& jacobian, const Eigen::Vector
 
   const double lambda = 1e-12 * smax * smax + std::numeric_limits<double>::min();
   Eigen::MatrixXd cov_s =
-      d.residual_variance * (js.transpose() * js + lambda * Eigen::MatrixXd::Identity(n, n)).inverse();
+      std::max(d.residual_variance, min_variance) *
+      (js.transpose() * js + lambda * Eigen::MatrixXd::Identity(n, n)).inverse();
   Eigen::MatrixXd cov = s.asDiagonal() * cov_s * s.asDiagonal();
   d.std_error = cov.diagonal().cwiseSqrt();
   d.correlation = Eigen::MatrixXd::Identity(n, n);

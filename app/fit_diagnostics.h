@@ -37,8 +37,12 @@ struct FitDiagnostics {
 // is 0, so the condition number does not depend on units. The covariance is
 // s^2 (J_s^T J_s + lambda I)^-1 with lambda = 1e-12 s_max^2: finite when J_s is singular,
 // with a variance ~1e12 times the best-pinned one's along a null direction (so the
-// correlations there come out near +-1 with the right sign).
+// correlations there come out near +-1 with the right sign). The covariance's s^2 is at
+// least `min_variance`: residuals in units of a stated measurement noise pass 1, so a fit
+// that happens to land closer than that noise (s^2 from few degrees of freedom, or
+// noiseless synthetic data) does not claim a precision the measurements do not have.
 FitDiagnostics diagnose_fit(const Eigen::MatrixXd& jacobian, const Eigen::VectorXd& x, const Eigen::VectorXd& residuals,
-                            const Eigen::VectorXd& scale, const IdentifiabilityLimits& limits = {});
+                            const Eigen::VectorXd& scale, const IdentifiabilityLimits& limits = {},
+                            double min_variance = 0.0);
 
 }  // namespace nvmesim
