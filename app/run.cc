@@ -264,9 +264,9 @@ json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t par
   measured.push_back(measured_by(sys));
   results::RunRecord record = merged(measured, nullptr, loaded);
   if (partitions > 1)
-    record.warnings.push_back("simulated as one partition, not as its " + std::to_string(partitions) +
-                              " independent ones on their own threads: " + why +
-                              " follow(s) the whole machine's events in one order");
+    record.warnings.push_back("simulated as one System, not as its " + std::to_string(partitions) +
+                              " independent partitions on their own threads: " + why +
+                              " record the whole machine's events in one order");
   if (info) info->ios = record.aggregate.ios;
   json out = results::to_json(record);
   if (opts.replay) {
@@ -313,11 +313,10 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   const Partitioning parts = Partitioning::of(sc, Topology::of(sc));
   // What has one order for all the machine's events, and so cannot be split.
   std::string whole_machine;
-  for (auto [given, what] : {std::pair{opts.trace_out || !opts.trace_path.empty(), "the trace (--trace)"},
-                             std::pair{opts.command_trace_out || !opts.command_trace_path.empty(),
-                                       "the command trace (--command-trace)"},
-                             std::pair{opts.replay != nullptr, "the replay (--replay)"}})
-    if (given) whole_machine += (whole_machine.empty() ? "" : ", ") + std::string(what);
+  for (auto [given, option] : {std::pair{opts.trace_out || !opts.trace_path.empty(), "--trace"},
+                               std::pair{opts.command_trace_out || !opts.command_trace_path.empty(), "--command-trace"},
+                               std::pair{opts.replay != nullptr, "--replay"}})
+    if (given) whole_machine += (whole_machine.empty() ? "" : " and ") + std::string(option);
   const bool whole = parts.size() == 1 || !whole_machine.empty();
   const unsigned threads = opts.threads > 0 ? opts.threads : default_threads();
   json out = whole ? run_whole(loaded, sc, parts.size(), whole_machine, opts, info)
