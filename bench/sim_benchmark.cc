@@ -12,13 +12,15 @@
 
 namespace {
 
-nvmesim::Scenario load(std::vector<std::string> overrides) {
+nvmesim::LoadedScenario load_loaded(std::vector<std::string> overrides) {
   nvmesim::LoadOptions o;
   o.overrides = std::move(overrides);
   auto r = nvmesim::load_scenario_file(nvmesim::default_scenarios_dir() + "/default.json", o);
   if (auto* e = std::get_if<nvmesim::InputError>(&r)) throw std::runtime_error(e->str());
-  return std::get<nvmesim::LoadedScenario>(r).scenario;
+  return std::get<nvmesim::LoadedScenario>(r);
 }
+
+nvmesim::Scenario load(std::vector<std::string> overrides) { return load_loaded(std::move(overrides)).scenario; }
 
 void run_system(benchmark::State& state, const nvmesim::Scenario& sc) {
   uint64_t ios = 0, events = 0;
@@ -54,6 +56,25 @@ void BM_DefaultScenarioPolled(benchmark::State& state) {
   run_system(state, sc);
 }
 BENCHMARK(BM_DefaultScenarioPolled)->Unit(benchmark::kMillisecond);
+
+// The default scenario's four independent partitions through run_scenario on
+// state.range(0) threads: the rates are per wall-second (and the results are the same
+// for any thread count).
+void BM_DefaultScenarioThreads(benchmark::State& state) {
+  static const nvmesim::LoadedScenario ls = load_loaded({"warmup_us=0", "duration_us=50000"});
+  nvmesim::RunOptions opts;
+  opts.threads = static_cast<unsigned>(state.range(0));
+  uint64_t ios = 0, events = 0;
+  for (auto _ : state) {
+    nvmesim::RunInfo info;
+    benchmark::DoNotOptimize(nvmesim::run_scenario(ls, opts, &info));
+    ios += info.ios;
+    events += info.events;
+  }
+  state.counters["sim_ios_per_s"] = benchmark::Counter(static_cast<double>(ios), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_DefaultScenarioThreads)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
