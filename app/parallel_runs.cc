@@ -77,7 +77,7 @@ void run_parallel(std::size_t count, unsigned threads, const std::function<void(
     std::unique_lock lock(m);
     // First right away: a callback that stops the run (Ctrl-C) is heard however short it is.
     for (bool first = true; finished < workers; first = false) {
-      if (!first) finished_cv.wait_for(lock, kProgressEvery);
+      if (!first) finished_cv.wait_for(lock, kProgressEvery, [&] { return finished == workers; });
       if (!progress || stop || finished == workers) continue;
       double sum = 0;
       for (std::size_t i = 0; i < count; ++i) sum += done_fraction[i].load(std::memory_order_relaxed);
