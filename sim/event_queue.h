@@ -45,10 +45,17 @@ class EventQueue {
     return heap_.empty() ? Time::never() : Time::from_ns(static_cast<int64_t>(heap_.front().time));
   }
 
-  void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) {
-    assert(t >= now_ && "events cannot be scheduled in the past");
+  void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
+  // For an owner that holds events back and schedules them later, or finds it needs none:
+  // take_seq() is the sequence number an event scheduled now would get, and an event
+  // scheduled later with it runs exactly where that one would have.
+  uint64_t take_seq() {
     assert(next_seq_ < (uint64_t{1} << (64 - kHandlerBits)) && "sequence numbers exhausted");
-    Event e{static_cast<uint64_t>(t.ns()), (next_seq_++ << kHandlerBits) | handler_id(fn, ctx), arg};
+    return next_seq_++;
+  }
+  void schedule_taken(Time t, uint64_t seq, Handler fn, void* ctx, uint64_t arg = 0) {
+    assert(t >= now_ && "events cannot be scheduled in the past");
+    Event e{static_cast<uint64_t>(t.ns()), (seq << kHandlerBits) | handler_id(fn, ctx), arg};
     if (has_front_) {
       if (before(e, front_)) std::swap(e, front_);
       push(e);
