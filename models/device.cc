@@ -90,6 +90,12 @@ void Device::on_front_end(void* self, uint64_t) {
   SqState& q = d->queues_[qid];
   int64_t now_ps = d->eq_->now().ns() * kPsPerNs;
   if (d->fe_free_ps_ < now_ps) d->fe_free_ps_ = now_ps;
+  // The burst's requests were last written at submission: fetch them all before the
+  // first is read, so their cache misses overlap.
+  for (uint32_t i = 0, h = q.fetch_head; i < d->profile_.arbitration_burst && h != q.tail; ++i) {
+    __builtin_prefetch(&(*d->requests_)[q.mem->sq[h]]);
+    h = h + 1 == q.depth ? 0 : h + 1;
+  }
   uint32_t taken = 0;
   while (taken < d->profile_.arbitration_burst && q.fetch_head != q.tail) {
     uint32_t cid = q.mem->sq[q.fetch_head];
