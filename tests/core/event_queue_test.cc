@@ -136,5 +136,19 @@ TEST(EventQueue, AnEventForNowGoesAfterThoseAlreadyDueAndBeforeLaterOnes) {
   EXPECT_EQ(eq.dispatched(), 4u);
 }
 
+TEST(EventQueue, AnEventScheduledWithATakenSequenceNumberRunsWhereItWouldHave) {
+  EventQueue eq;
+  Log log{{}, &eq};
+  const uint64_t early = eq.take_seq();                // taken first...
+  eq.schedule(Time::from_ns(20), &record, &log, 1);     // ...then one scheduled at once
+  const uint64_t skipped = eq.take_seq();               // taken and never used
+  (void)skipped;
+  eq.schedule(Time::from_ns(20), &record, &log, 2);
+  eq.schedule_taken(Time::from_ns(20), early, &record, &log, 0);  // scheduled last, runs first
+  eq.run_until(Time::from_ns(30));
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{20, 0}, {20, 1}, {20, 2}};
+  EXPECT_EQ(log.seen, want);
+}
+
 }  // namespace
 }  // namespace nvmesim::sim
