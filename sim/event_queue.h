@@ -172,14 +172,12 @@ class EventQueue {
     for (;;) {
       const std::size_t first = 4 * i + 1;
       if (first + 4 <= n) {
-        std::size_t best = first;
-        Key bk = key(h[first]);
-        for (std::size_t c = first + 1; c < first + 4; ++c) {
-          const Key k = key(h[c]);
-          const bool lt = k < bk;
-          best = lt ? c : best;
-          bk = lt ? k : bk;
-        }
+        // A tournament: the two pairs are independent, so their compares overlap, and
+        // only indexes are selected (arithmetic on the compare results, no branch).
+        const Event* c = h + first;
+        const std::size_t w01 = first + static_cast<std::size_t>(key(c[1]) < key(c[0]));
+        const std::size_t w23 = first + 2 + static_cast<std::size_t>(key(c[3]) < key(c[2]));
+        const std::size_t best = key(h[w23]) < key(h[w01]) ? w23 : w01;
         h[i] = h[best];
         i = best;
       } else {
