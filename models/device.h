@@ -9,6 +9,7 @@
 #include <deque>
 #include <vector>
 
+#include "models/device_command.h"
 #include "models/queue_memory.h"
 #include "models/replayed_service.h"
 #include "models/request.h"
@@ -117,16 +118,16 @@ class Device {
 
   static void on_doorbell_seen(void* self, uint64_t arg);
   static void on_front_end(void* self, uint64_t arg);
-  static void on_unit_done(void* self, uint64_t cid);
-  static void on_cqe_post(void* self, uint64_t cid);
+  static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
+  static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
   static void on_coalesce_timer(void* self, uint64_t arg);
   static void on_controller_coalesce_timer(void* self, uint64_t arg);
   static void on_admin_done(void* self, uint64_t arg);
 
   void kick_front_end();
   void write_cqe(SqState& q, uint32_t cid);
-  void start_unit(uint32_t cid, Time at);
-  void schedule_post(uint32_t cid, Time post);
+  void start_unit(DeviceCommand c, Time at);
+  void schedule_post(uint32_t cid, uint32_t qid, Time post);
   void replay_post(uint32_t cid, Time fetched);
   static void on_replayed_known(void* self, uint64_t cid);
   void signal(uint32_t vector);
@@ -156,7 +157,7 @@ class Device {
   int64_t h2d_free_ps_ = 0;
   double ps_per_byte_ = 0;
   uint32_t units_busy_ = 0;
-  std::deque<std::pair<uint32_t, Time>> unit_wait_;  // (cid, ready time)
+  std::deque<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
   uint32_t coal_thr_ = 0;
   uint32_t coal_time_ = 0;
   sim::TimerGeneration controller_coalesce_timer_;  // CoalescingTimer::controller

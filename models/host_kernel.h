@@ -96,7 +96,10 @@ class HostKernel {
   static void on_monitor(void* self, uint64_t drive);
   static void on_completion_ipi(void* self, uint64_t core);
   // The message for queue `q`'s vector reaches its core `after` from now.
-  void deliver_irq(const HostQueue& q, Duration after);
+  void deliver_irq(HostQueue& q, Duration after);
+  // The arrival at the head of q's messages on their way happened: the next gets its
+  // event, unless it would only latch the pending bit of q's running handler.
+  void next_arrival(HostQueue& q);
   void raise_softirq(uint32_t core, SoftirqItem item);
   // An hrtimer expired: its work runs now (folded) or in the core's timer interrupt.
   void timer_expired(uint32_t core, TimerExpiryItem item);
