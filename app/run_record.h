@@ -72,6 +72,10 @@ struct DeviceModelFigures {
   uint64_t msix_held_by_mask = 0;
   uint64_t postings_coalesced = 0;
   uint64_t admin_commands = 0;
+  // With an ordered MSI-X path only (host msix_path.posted_credits > 0).
+  bool ordered_msix_path = false;
+  uint64_t msix_merged = 0;          // signals merged into a message waiting for a credit
+  uint64_t cqe_writes_stalled = 0;   // CQE writes that waited behind a message
 };
 
 struct DriveRecord {
