@@ -85,6 +85,7 @@ struct DriveRecord {
   std::optional<DeviceModelFigures> model;
   std::vector<TimelineEntry> timeline;  // drive policies; empty otherwise
   std::string final_mode;
+  uint64_t decisions = 0;  // drive policies: cycles evaluated by the run's end (not written)
   std::map<std::string, double> mode_share;  // drive policies: share of the window per mode
   nlohmann::json hw;  // hw runs: the drive's identity and feature results
 };

@@ -90,6 +90,10 @@ std::string System::drive_mode(uint32_t d) const {
   return drives_[d].policy ? std::string(policy::drive_policy_mode(*drives_[d].policy)) : std::string();
 }
 
+uint64_t System::drive_decisions(uint32_t d) const {
+  return drives_[d].policy ? policy::drive_policy_decisions(*drives_[d].policy) : 0;
+}
+
 void System::run(const std::function<void(double)>& progress) {
   const Time window_start = Time::zero() + sc_.warmup;
   const Time window_end = window_start + sc_.duration;
