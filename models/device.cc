@@ -155,6 +155,9 @@ void Device::on_unit_done(void* self, uint64_t arg) {
   }
   Request& r = (*d->requests_)[c.cid];
   Time done = d->eq_->now();
+  // Read data is posted too: it cannot pass a message still in the path (credits for
+  // data behind it run out within a few TLPs, so the link waits).
+  if (!c.write && d->order_) d->d2h_free_ps_ = std::max(d->d2h_free_ps_, d->order_->visible_from(done).ns() * kPsPerNs);
   if (!c.write) done = d->link_transfer(d->d2h_free_ps_, c.bytes(r), done);  // read data to host
   r.unit_done = d->eq_->now();
   Time post = done + d->profile_.cqe_post;
@@ -205,7 +208,15 @@ void Device::write_cqe(SqState& q, uint32_t cid) {
 
 bool Device::post_due(uint32_t qid, Time by) {
   SqState& q = queues_[qid];
+  if (!q.held.empty()) {  // written behind a message: visible in order, once it has left
+    if (q.held.front().first > by) return false;
+    const uint32_t cid = q.held.front().second;
+    q.held.pop_front();
+    write_cqe(q, cid);
+    return true;
+  }
   if (q.posts.empty() || q.posts.front().first > by) return false;
+  if (order_ && order_->visible_from(q.posts.front().first) > by) return false;
   uint32_t cid = q.posts.front().second;
   q.posts.pop_front();
   write_cqe(q, cid);
@@ -220,9 +231,31 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
   // at the posting time either way.
   if (!q.posts.empty() && q.posts.front().second == cid) {
     q.posts.pop_front();
-    d->write_cqe(q, cid);
+    if (d->order_ && (d->order_->stalls(d->eq_->now()) || !q.held.empty()))
+      d->hold_cqe(q, cid);
+    else
+      d->write_cqe(q, cid);
   }
   d->signal(q.vector);
+}
+
+// The CQE write is emitted now, behind the messages already in the path: it lands when
+// they have left (or earlier through post_due, if a reaper gets there after that time).
+void Device::hold_cqe(SqState& q, uint32_t cid) {
+  const Time at = order_->visible_from(eq_->now());
+  (*requests_)[cid].posted = at;
+  q.held.emplace_back(at, cid);
+  ++stats_.cqe_writes_stalled;
+  eq_->schedule(at, &Device::on_held_visible, this, cid);
+}
+
+void Device::on_held_visible(void* self, uint64_t cid64) {
+  auto* d = static_cast<Device*>(self);
+  auto cid = static_cast<uint32_t>(cid64);
+  SqState& q = d->queues_[(*d->requests_)[cid].qid];
+  if (q.held.empty() || q.held.front().second != cid) return;  // a reaper wrote it (post_due)
+  q.held.pop_front();
+  d->write_cqe(q, cid);
 }
 
 void Device::signal(uint32_t vector) {
@@ -280,8 +313,46 @@ void Device::send(uint32_t vector) {
     ++stats_.msix_held;
     return;
   }
+  emit(vector);
+}
+
+void Device::emit(uint32_t vector) {
+  if (!order_) {
+    ++stats_.msix_messages;
+    sink_.message(sink_.self, index_, vector);
+    return;
+  }
+  VectorState& v = vectors_[vector];
+  if (v.egress_waiting) {  // one message per vector waits; this signal is in it
+    ++stats_.msix_merged;
+    return;
+  }
+  if (!order_->has_credit()) {
+    v.egress_waiting = true;
+    ++egress_waiting_;
+    return;
+  }
   ++stats_.msix_messages;
-  sink_.message(sink_.self, index_, vector);
+  eq_->schedule(order_->emit(eq_->now()), &Device::on_message_left, this, vector);
+}
+
+// A message left the path (remapped): it goes on to the host, and its credit lets the
+// next waiting vector's message out, round robin.
+void Device::on_message_left(void* self, uint64_t vector) {
+  auto* d = static_cast<Device*>(self);
+  d->order_->left();
+  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector));
+  const auto n = static_cast<uint32_t>(d->vectors_.size());
+  for (uint32_t i = 0; i < n && d->egress_waiting_ > 0; ++i) {
+    const uint32_t w = d->egress_cursor_++ % n;
+    VectorState& v = d->vectors_[w];
+    if (!v.egress_waiting) continue;
+    v.egress_waiting = false;
+    --d->egress_waiting_;
+    d->egress_cursor_ = w + 1;
+    d->send(w);  // masked meanwhile: its pending bit keeps it
+    break;
+  }
 }
 
 void Device::set_vector_masked(uint32_t vector, bool masked) {
@@ -289,8 +360,7 @@ void Device::set_vector_masked(uint32_t vector, bool masked) {
   v.masked = masked;
   if (!masked && v.pending) {
     v.pending = false;
-    ++stats_.msix_messages;
-    sink_.message(sink_.self, index_, vector);
+    emit(vector);
   }
 }
 

@@ -37,10 +37,18 @@ void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
   k->deliver_irq(q, k->msix_latency(drive));
 }
 
+MsixPath* HostKernel::ordered_path(uint32_t drive) {
+  if (msix_paths_.empty() || host().msix_path.posted_credits == 0) return nullptr;
+  return &msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
+}
+
 Duration HostKernel::msix_latency(uint32_t drive) {
   Duration d = m_.scenario->drives[drive].profile.msix_delivery;
-  if (!msix_paths_.empty()) d += msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)].delay(now());
-  return d;
+  if (msix_paths_.empty()) return d;
+  MsixPath& path = msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
+  // Ordered: the device already waited for the path (PostedWriteOrder); only the
+  // remapping latency is left.
+  return d + (host().msix_path.posted_credits > 0 ? path.latency() : path.delay(now()));
 }
 
 // Messages to one vector arrive in sending order (the path is a FIFO, its latency fixed),

@@ -54,6 +54,9 @@ class HostKernel {
   // What runs on `core` now pays this much before its own work (idle exit, pollution...).
   Duration segment_overhead(uint32_t c) { return core(c).segment_overhead(); }
 
+  // The path drive `drive`'s messages take in PCIe order with its other posted writes,
+  // or null (no path, or an unordered one).
+  MsixPath* ordered_path(uint32_t drive);
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
   // Starts the drive policies' monitors (at time zero).
