@@ -151,23 +151,19 @@ std::optional<InputError> read_run(const json& obj, const std::string& where, co
     std::string file = resolve(base_dir, r.at("measured").get<std::string>());
     auto doc = read_json(file, r.child("measured"), err);
     if (!doc) return err;
-    if (is_fio_json(*doc)) {
-      if (auto e = metrics_of_fio(*doc, r.child("measured") + " (" + file + ")", run.measured)) return e;
-      run.source = "fio JSON " + fs::path(file).filename().string();
-    } else if (doc->is_object() && doc->value("format", "") == "nvmesim-results/1") {
-      try {
-        run.measured = metrics_of_results(*doc);
-      } catch (const json::exception&) {
-        return InputError{r.child("measured"), file + ": a results document without aggregate or cores"};
-      }
-      run.source = std::string(doc->value("source", "sim") == "hw" ? "hw" : "simulator") + " results " +
-                   fs::path(file).filename().string();
+    auto read = read_measured_metrics(*doc, r.child("measured") + " (" + file + ")");
+    if (auto* e = std::get_if<InputError>(&read)) return *e;
+    MeasuredMetrics& measured = std::get<MeasuredMetrics>(read);
+    run.measured = std::move(measured.metrics);
+    const std::string name = fs::path(file).filename().string();
+    if (measured.source == "fio") {
+      run.source = "fio JSON " + name;
+    } else {
+      run.source = std::string(measured.source == "hw" ? "hw" : "simulator") + " results " + name;
       if (!have_scenario && doc->contains("scenario") && (*doc)["scenario"].is_object()) {
         scenario = (*doc)["scenario"];
         have_scenario = true;
       }
-    } else {
-      return InputError{r.child("measured"), file + ": neither an nvmesim-results/1 document nor fio JSON"};
     }
   } else if (r.at("measured").is_object()) {
     for (const auto& [k, v] : r.at("measured").items()) {

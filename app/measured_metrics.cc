@@ -13,7 +13,44 @@ constexpr std::array<const char*, 13> kMetrics = {
 
 double num(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; }
 
+// Why metrics_of_results cannot read `doc`, if it cannot: the first figure missing or
+// not a number, by its JSON path.
+std::optional<InputError> check_results(const nlohmann::json& doc, const std::string& where) {
+  const auto number_at = [](const nlohmann::json& obj, const char* key) {
+    return obj.is_object() && obj.contains(key) && obj[key].is_number();
+  };
+  if (!doc.contains("aggregate") || !doc["aggregate"].is_object()) return InputError{where + "/aggregate", "missing"};
+  const nlohmann::json& agg = doc["aggregate"];
+  for (const char* key : {"iops", "irqs_per_io"})
+    if (!number_at(agg, key)) return InputError{where + "/aggregate/" + key, "missing or not a number"};
+  const nlohmann::json& lat = agg.contains("latency_ns") ? agg["latency_ns"] : nlohmann::json();
+  for (const char* key : {"p50", "p99", "p99.9"})
+    if (!number_at(lat, key)) return InputError{where + "/aggregate/latency_ns/" + key, "missing or not a number"};
+  if (!doc.contains("cores") || !doc["cores"].is_array()) return InputError{where + "/cores", "missing"};
+  for (std::size_t i = 0; i < doc["cores"].size(); ++i) {
+    const nlohmann::json& core = doc["cores"][i];
+    const nlohmann::json& f = core.is_object() && core.contains("fractions") ? core["fractions"] : nlohmann::json();
+    for (const char* key : {"hardirq", "softirq", "irq_thread", "app"})
+      if (!number_at(f, key))
+        return InputError{where + "/cores/" + std::to_string(i) + "/fractions/" + key, "missing or not a number"};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::variant<MeasuredMetrics, InputError> read_measured_metrics(const nlohmann::json& doc, const std::string& where) {
+  if (is_fio_json(doc)) {
+    MeasuredMetrics m{"fio", {}};
+    if (auto e = metrics_of_fio(doc, where, m.metrics)) return *e;
+    return m;
+  }
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != "nvmesim-results/1")
+    return InputError{where, "neither an nvmesim-results/1 document nor fio JSON (fio --output-format=json)"};
+  if (auto e = check_results(doc, where)) return *e;
+  const bool hw = doc.contains("source") && doc["source"] == "hw";
+  return MeasuredMetrics{hw ? "hw" : "sim", metrics_of_results(doc)};
+}
 
 bool is_metric_name(const std::string& name) {
   for (const char* m : kMetrics)

@@ -1,11 +1,14 @@
-// The metrics that calibrate fits, read from a results document (simulator or
-// `"source": "hw"`) or a fio JSON output: the same figures `nvmesim compare` compares
-// (docs/compare.md), read the same way, so calibrate and compare agree on what a file says.
+// The metrics of a measurement, read from a results document (simulator or
+// `"source": "hw"`) or a fio JSON output: the one reader of them, for calibrate here and
+// for `nvmesim compare` through the Python binding (nvmesim._core.measured_metrics), so
+// calibrate and compare agree on what a file says (docs/compare.md). What only compare
+// needs (latency CDFs, utilisation, fio's several-job latency mixture) stays in Python.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +32,16 @@ MetricValues metrics_of_results(const nlohmann::json& doc);
 // only from one job (or group_reporting), where fio gives them as they are; cpu_app,
 // cpu_kernel, cpu_busy from usr_cpu/sys_cpu. An error names the JSON path under `where`.
 std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out);
+
+// A measurement file's metrics and what it is: "sim" or "hw" (results) or "fio".
+struct MeasuredMetrics {
+  std::string source;
+  MetricValues metrics;
+};
+
+// Any document: its metrics, or an InputError naming the JSON path under `where` (a
+// missing or non-numeric figure, or neither kind of document).
+std::variant<MeasuredMetrics, InputError> read_measured_metrics(const nlohmann::json& doc, const std::string& where);
 
 // Whether `doc` is fio's JSON output (has "fio version" and "jobs").
 bool is_fio_json(const nlohmann::json& doc);

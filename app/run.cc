@@ -102,10 +102,14 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.msix_held_by_mask = s.msix_held;
     m.postings_coalesced = s.coalesced;
     m.admin_commands = s.admin_commands;
+    m.ordered_msix_path = sc.host.msix_path.active() && sc.host.msix_path.posted_credits > 0;
+    m.msix_merged = s.msix_merged;
+    m.cqe_writes_stalled = s.cqe_writes_stalled;
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));
     dr.final_mode = sys.drive_mode(static_cast<uint32_t>(d));
+    dr.decisions = sys.drive_decisions(static_cast<uint32_t>(d));
     r.drives.push_back(std::move(dr));
   }
 
@@ -155,10 +159,13 @@ void add_mode_shares(const Scenario& sc, results::RunRecord& r) {
   if (!p || !p->per_drive()) return;
   for (results::DriveRecord& d : r.drives) {
     d.mode_share = results::mode_shares(d.timeline, d.final_mode, from, to);
-    if (!results::changed_within(d.timeline, from, to) && !d.mode_share.empty())
-      r.warnings.push_back(sc.policy.name + " made no mode change inside the measured window on drive " + d.name +
-                           " (" + d.mode_share.begin()->first +
-                           " throughout): the window measured one mode, not the policy's switching");
+    // A drive monitor that has decided (even to keep its mode) has acted: the window
+    // measures its decisions. One that has not is measured as its starting mode.
+    if (d.decisions == 0 && !d.mode_share.empty())
+      r.warnings.push_back(sc.policy.name + " made no decision by the end of the measured window on drive " +
+                           d.name + " (" + d.mode_share.begin()->first +
+                           " throughout; its first comes at the end of its first cycle): the window measured its "
+                           "starting mode, not the policy");
   }
 }
 
@@ -209,6 +216,12 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
   for (uint32_t d = 0; d < sc.drives.size(); ++d) r.drives.push_back(std::move(owner(&Partitioning::drive_part, d).drives[d]));
   for (uint32_t c = 0; c < measured[0].cores.size(); ++c) r.cores.push_back(owner(&Partitioning::core_part, c).cores[c]);
   r.limits = limits_of(r);
+  if (sc.warmup_given)
+    r.warnings.push_back("warmup_us lengthened from " + std::to_string(sc.warmup_given->count_ns() / 1000) + " to " +
+                         std::to_string(sc.warmup.count_ns() / 1000) + ": " + sc.policy.name +
+                         "'s first decision comes " +
+                         std::to_string((sc.warmup - *sc.warmup_given).count_ns() / 1000) +
+                         " us into the run (warmup_covers_policy false keeps the warm-up as given)");
   add_mode_shares(sc, r);
   return r;
 }

@@ -58,6 +58,10 @@ json drive_json(const DriveRecord& d, Duration window) {
     dev["msix_held_by_mask"] = x.msix_held_by_mask;
     dev["postings_coalesced"] = x.postings_coalesced;
     dev["admin_commands"] = x.admin_commands;
+    if (x.ordered_msix_path) {
+      dev["msix_merged_awaiting_credit"] = x.msix_merged;
+      dev["cqe_writes_behind_msix"] = x.cqe_writes_stalled;
+    }
   }
   m["device"] = dev;
   m["mode_timeline"] = timeline_json(d.timeline);

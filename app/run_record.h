@@ -72,6 +72,10 @@ struct DeviceModelFigures {
   uint64_t msix_held_by_mask = 0;
   uint64_t postings_coalesced = 0;
   uint64_t admin_commands = 0;
+  // With an ordered MSI-X path only (host msix_path.posted_credits > 0).
+  bool ordered_msix_path = false;
+  uint64_t msix_merged = 0;          // signals merged into a message waiting for a credit
+  uint64_t cqe_writes_stalled = 0;   // CQE writes that waited behind a message
 };
 
 struct DriveRecord {
@@ -81,6 +85,7 @@ struct DriveRecord {
   std::optional<DeviceModelFigures> model;
   std::vector<TimelineEntry> timeline;  // drive policies; empty otherwise
   std::string final_mode;
+  uint64_t decisions = 0;  // drive policies: cycles evaluated by the run's end (not written)
   std::map<std::string, double> mode_share;  // drive policies: share of the window per mode
   nlohmann::json hw;  // hw runs: the drive's identity and feature results
 };

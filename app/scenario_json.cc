@@ -44,6 +44,7 @@ json scenario_to_json(const Scenario& sc) {
   j["seed"] = sc.seed;
   j["duration_us"] = sc.duration.count_ns() / 1000;
   j["warmup_us"] = sc.warmup.count_ns() / 1000;
+  if (!sc.warmup_covers_policy) j["warmup_covers_policy"] = false;
   j["io_queues"] = sc.io_queues;
   j["queue_depth"] = sc.queue_depth;
   const HostProfile& h = sc.host;
@@ -88,6 +89,8 @@ json scenario_to_json(const Scenario& sc) {
     j["host"]["msix_path"] = {{"messages_per_s", h.msix_path.messages_per_s},
                               {"latency_ns", h.msix_path.latency.count_ns()},
                               {"drives_per_path", h.msix_path.drives_per_path}};
+  if (h.msix_path.active() && h.msix_path.posted_credits > 0)
+    j["host"]["msix_path"]["posted_credits"] = h.msix_path.posted_credits;
   if (h.softirq_limits.active())
     j["host"]["softirq_limits"] = {{"max_restart", h.softirq_limits.max_restart},
                                    {"max_time_ns", h.softirq_limits.max_time.count_ns()}};

@@ -253,6 +253,7 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
     h.msix_path.messages_per_s = pr.number("messages_per_s", 0, 0, 1e10);
     h.msix_path.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
     h.msix_path.drives_per_path = pr.u32("drives_per_path", 1, 1, 65536);
+    h.msix_path.posted_credits = pr.u32("posted_credits", 0, 0, 4096);
     pr.reject_unknown();
   }
   if (r.ok() && !err && r.has("softirq_limits")) {
@@ -559,6 +560,18 @@ std::optional<InputError> check_jobs_fit_policy(const Scenario& sc) {
   return std::nullopt;
 }
 
+// An adaptive policy measured before its first decision is measured as its starting mode
+// (policy C decides at the end of its first 50 ms cycle, where the default scenario's run
+// ends): lengthen such a warm-up by the time to that decision.
+void cover_first_decision(Scenario& sc) {
+  const policy::PolicyInfo* p = policy::find_policy(sc.policy.name);
+  if (!sc.warmup_covers_policy || !p || !p->first_decision_us) return;
+  const Duration first = Duration::us(p->first_decision_us(sc.policy.params));
+  if (sc.warmup >= first) return;
+  sc.warmup_given = sc.warmup;
+  sc.warmup = std::min(sc.warmup + first, limits::kMaxRunDuration);
+}
+
 // Reads the scenario in the order its parts depend on one another; the first error wins.
 std::optional<InputError> read_scenario(const json& doc, const std::string& base_dir, Scenario& sc) {
   std::optional<InputError> err;
@@ -567,6 +580,7 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   sc.seed = r.u64("seed", 1, 0, UINT64_MAX);
   sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), limits::kMaxRunDuration, Duration::us(1));
   sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), limits::kMaxRunDuration, Duration::us(1));
+  sc.warmup_covers_policy = r.boolean("warmup_covers_policy", true);
   sc.io_queues = r.u32("io_queues", 0, 0, 65535);
   sc.queue_depth = r.u32("queue_depth", 1024, 2, 65536);
   if (err) return err;
@@ -577,6 +591,7 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   if (r.has("policy")) {
     if (auto e = read_policy(r.at("policy"), sc, err)) return e;
   }
+  cover_first_decision(sc);
   if (auto e = read_jobs(r, sc, err)) return e;
   if (r.has("published")) {
     if (auto e = check_published(r.at("published"), err)) return e;

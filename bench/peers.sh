@@ -5,13 +5,17 @@
 # 0.2 s simulated). Prints each one's CPU time per simulated I/O and the ratio
 # (nvmesim's simulated I/Os per CPU-second / the bare loop's: >= 1.0 is as fast).
 #
-# Usage: bench/peers.sh [NVMESIM] [REPEATS]   (default build/app/nvmesim, 3 repeats:
-#        the minimum CPU time of each counts; this machine is noisy)
+# Usage: bench/peers.sh [NVMESIM] [REPEATS] [SIM_BENCHMARK]   (default build/app/nvmesim,
+#        3 repeats: the minimum CPU time of each counts; this machine is noisy). With
+#        SIM_BENCHMARK (build/bench/sim_benchmark), its cases follow in the same output:
+#        the default scenario, one drive QD32, the polled default and the peers' model,
+#        each with simulated I/Os per CPU-second and bytes per in-flight I/O.
 # Exits 77 when ../shared/bench/peers is not there (it is the workplace's, not the repo's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NVMESIM=${1:-build/app/nvmesim}
 REPEATS=${2:-3}
+SIM_BENCHMARK=${3:-}
 PEERS=${NVMESIM_PEERS:-../shared/bench/peers}
 if [ ! -f "$PEERS/bare/nvme_bare.cpp" ] || [ ! -f "$PEERS/peers_model.json" ]; then
   echo "SKIP: no peer models at $PEERS"
@@ -57,3 +61,6 @@ print(f"nvmesim:   {sim_ios} simulated I/Os, {sim_cpu:.3f} CPU-s, {sim_rate/1e6:
       f"{sim_cpu/sim_ios*1e9:.0f} ns per I/O")
 print(f"ratio (nvmesim / bare, simulated I/Os per CPU-second): {sim_rate/bare_rate:.2f}x")
 EOF
+if [ -n "$SIM_BENCHMARK" ]; then
+  "$SIM_BENCHMARK" --benchmark_counters_tabular=true
+fi

@@ -64,6 +64,8 @@ class Core {
   uint32_t id() const { return id_; }
   bool idle() const { return running_ == nullptr; }
   const Task* running() const { return running_; }
+  // When the running segment ends (meaningful while running() is not null).
+  Time segment_end() const { return seg_end_; }
 
   void make_runnable(Task& t);
   // Adds the running segment's time up to now to its level (at window boundaries).

@@ -90,6 +90,12 @@ void Device::on_front_end(void* self, uint64_t) {
   SqState& q = d->queues_[qid];
   int64_t now_ps = d->eq_->now().ns() * kPsPerNs;
   if (d->fe_free_ps_ < now_ps) d->fe_free_ps_ = now_ps;
+  // The burst's requests were last written at submission: fetch them all before the
+  // first is read, so their cache misses overlap.
+  for (uint32_t i = 0, h = q.fetch_head; i < d->profile_.arbitration_burst && h != q.tail; ++i) {
+    __builtin_prefetch(&(*d->requests_)[q.mem->sq[h]]);
+    h = h + 1 == q.depth ? 0 : h + 1;
+  }
   uint32_t taken = 0;
   while (taken < d->profile_.arbitration_burst && q.fetch_head != q.tail) {
     uint32_t cid = q.mem->sq[q.fetch_head];
@@ -101,7 +107,7 @@ void Device::on_front_end(void* self, uint64_t) {
       d->replay_post(cid, ready);
     } else {
       if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
-      d->start_unit(cid, ready);
+      d->start_unit(DeviceCommand::of(cid, r), ready);
     }
     ++taken;
   }
@@ -124,37 +130,39 @@ Time Device::link_transfer(int64_t& free_ps, uint32_t bytes, Time ready) {
 
 // Commands reach the units in front-end order, so reserving a unit for a command that
 // is ready a little later is the same as a FIFO in front of the units.
-void Device::start_unit(uint32_t cid, Time ready) {
+void Device::start_unit(DeviceCommand c, Time ready) {
   if (units_busy_ >= profile_.units) {
-    unit_wait_.emplace_back(cid, ready);
+    unit_wait_.emplace_back(c.pack(), ready);
     return;
   }
   ++units_busy_;
-  const Request& r = (*requests_)[cid];
-  Duration s = (r.write ? write_time_ : read_time_).draw(rng_, r.bytes);
+  Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
   stats_.unit_busy += s;
   ++stats_.waits;
-  eq_->schedule(ready + s, &Device::on_unit_done, this, cid);
+  eq_->schedule(ready + s, &Device::on_unit_done, this, c.pack());
 }
 
-void Device::on_unit_done(void* self, uint64_t cid64) {
+void Device::on_unit_done(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
-  auto cid = static_cast<uint32_t>(cid64);
+  const DeviceCommand c = DeviceCommand::unpack(arg);
   --d->units_busy_;
   if (!d->unit_wait_.empty()) {
     auto [next, ready] = d->unit_wait_.front();
     d->unit_wait_.pop_front();
     Time start = max(ready, d->eq_->now());
     d->stats_.queue_wait += start - ready;
-    d->start_unit(next, start);
+    d->start_unit(DeviceCommand::unpack(next), start);
   }
-  const Request& r = (*d->requests_)[cid];
+  Request& r = (*d->requests_)[c.cid];
   Time done = d->eq_->now();
-  if (!r.write) done = d->link_transfer(d->d2h_free_ps_, r.bytes, done);  // read data to host
-  (*d->requests_)[cid].unit_done = d->eq_->now();
+  // Read data is posted too: it cannot pass a message still in the path (credits for
+  // data behind it run out within a few TLPs, so the link waits).
+  if (!c.write && d->order_) d->d2h_free_ps_ = std::max(d->d2h_free_ps_, d->order_->visible_from(done).ns() * kPsPerNs);
+  if (!c.write) done = d->link_transfer(d->d2h_free_ps_, c.bytes(r), done);  // read data to host
+  r.unit_done = d->eq_->now();
   Time post = done + d->profile_.cqe_post;
   if (d->replayed_) post = max(post, d->replayed_->not_before(r));  // unposted when its trace ended
-  d->schedule_post(cid, post);
+  d->schedule_post(c.cid, c.qid, post);
 }
 
 // The model's device knows a posting once the command's unit is done; from then on a host
@@ -176,19 +184,19 @@ void Device::on_replayed_known(void* self, uint64_t cid64) {
   auto* d = static_cast<Device*>(self);
   auto cid = static_cast<uint32_t>(cid64);
   (*d->requests_)[cid].unit_done = d->eq_->now();
-  d->schedule_post(cid, (*d->requests_)[cid].posted);
+  const Request& r = (*d->requests_)[cid];
+  d->schedule_post(cid, r.qid, r.posted);
 }
 
-void Device::schedule_post(uint32_t cid, Time post) {
-  Request& r = (*requests_)[cid];
-  r.posted = post;
+void Device::schedule_post(uint32_t cid, uint32_t qid, Time post) {
+  (*requests_)[cid].posted = post;
   // Keep the queue's postings in time order (reads wait for the link, writes do not);
   // equal times stay in scheduling order, as their events do.
-  auto& posts = queues_[r.qid].posts;
+  auto& posts = queues_[qid].posts;
   auto it = posts.end();
   while (it != posts.begin() && std::prev(it)->first > post) --it;
   posts.insert(it, {post, cid});
-  eq_->schedule(post, &Device::on_cqe_post, this, cid);
+  eq_->schedule(post, &Device::on_cqe_post, this, (static_cast<uint64_t>(qid) << 32) | cid);
 }
 
 void Device::write_cqe(SqState& q, uint32_t cid) {
@@ -200,24 +208,54 @@ void Device::write_cqe(SqState& q, uint32_t cid) {
 
 bool Device::post_due(uint32_t qid, Time by) {
   SqState& q = queues_[qid];
+  if (!q.held.empty()) {  // written behind a message: visible in order, once it has left
+    if (q.held.front().first > by) return false;
+    const uint32_t cid = q.held.front().second;
+    q.held.pop_front();
+    write_cqe(q, cid);
+    return true;
+  }
   if (q.posts.empty() || q.posts.front().first > by) return false;
+  if (order_ && order_->visible_from(q.posts.front().first) > by) return false;
   uint32_t cid = q.posts.front().second;
   q.posts.pop_front();
   write_cqe(q, cid);
   return true;
 }
 
-void Device::on_cqe_post(void* self, uint64_t cid64) {
+void Device::on_cqe_post(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
-  auto cid = static_cast<uint32_t>(cid64);
-  SqState& q = d->queues_[(*d->requests_)[cid].qid];
+  auto cid = static_cast<uint32_t>(arg);
+  SqState& q = d->queues_[arg >> 32];  // the queue travels in the argument: the Request is cold
   // Written already if a host reaper reached it first (post_due); the interrupt is sent
   // at the posting time either way.
   if (!q.posts.empty() && q.posts.front().second == cid) {
     q.posts.pop_front();
-    d->write_cqe(q, cid);
+    if (d->order_ && (d->order_->stalls(d->eq_->now()) || !q.held.empty()))
+      d->hold_cqe(q, cid);
+    else
+      d->write_cqe(q, cid);
   }
   d->signal(q.vector);
+}
+
+// The CQE write is emitted now, behind the messages already in the path: it lands when
+// they have left (or earlier through post_due, if a reaper gets there after that time).
+void Device::hold_cqe(SqState& q, uint32_t cid) {
+  const Time at = order_->visible_from(eq_->now());
+  (*requests_)[cid].posted = at;
+  q.held.emplace_back(at, cid);
+  ++stats_.cqe_writes_stalled;
+  eq_->schedule(at, &Device::on_held_visible, this, cid);
+}
+
+void Device::on_held_visible(void* self, uint64_t cid64) {
+  auto* d = static_cast<Device*>(self);
+  auto cid = static_cast<uint32_t>(cid64);
+  SqState& q = d->queues_[(*d->requests_)[cid].qid];
+  if (q.held.empty() || q.held.front().second != cid) return;  // a reaper wrote it (post_due)
+  q.held.pop_front();
+  d->write_cqe(q, cid);
 }
 
 void Device::signal(uint32_t vector) {
@@ -275,8 +313,46 @@ void Device::send(uint32_t vector) {
     ++stats_.msix_held;
     return;
   }
+  emit(vector);
+}
+
+void Device::emit(uint32_t vector) {
+  if (!order_) {
+    ++stats_.msix_messages;
+    sink_.message(sink_.self, index_, vector);
+    return;
+  }
+  VectorState& v = vectors_[vector];
+  if (v.egress_waiting) {  // one message per vector waits; this signal is in it
+    ++stats_.msix_merged;
+    return;
+  }
+  if (!order_->has_credit()) {
+    v.egress_waiting = true;
+    ++egress_waiting_;
+    return;
+  }
   ++stats_.msix_messages;
-  sink_.message(sink_.self, index_, vector);
+  eq_->schedule(order_->emit(eq_->now()), &Device::on_message_left, this, vector);
+}
+
+// A message left the path (remapped): it goes on to the host, and its credit lets the
+// next waiting vector's message out, round robin.
+void Device::on_message_left(void* self, uint64_t vector) {
+  auto* d = static_cast<Device*>(self);
+  d->order_->left();
+  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector));
+  const auto n = static_cast<uint32_t>(d->vectors_.size());
+  for (uint32_t i = 0; i < n && d->egress_waiting_ > 0; ++i) {
+    const uint32_t w = d->egress_cursor_++ % n;
+    VectorState& v = d->vectors_[w];
+    if (!v.egress_waiting) continue;
+    v.egress_waiting = false;
+    --d->egress_waiting_;
+    d->egress_cursor_ = w + 1;
+    d->send(w);  // masked meanwhile: its pending bit keeps it
+    break;
+  }
 }
 
 void Device::set_vector_masked(uint32_t vector, bool masked) {
@@ -284,8 +360,7 @@ void Device::set_vector_masked(uint32_t vector, bool masked) {
   v.masked = masked;
   if (!masked && v.pending) {
     v.pending = false;
-    ++stats_.msix_messages;
-    sink_.message(sink_.self, index_, vector);
+    emit(vector);
   }
 }
 

@@ -3,12 +3,17 @@
 // (service-time distributions) and the PCIe link (bandwidth ceiling per direction),
 // posts CQEs, and signals each queue's MSI-X vector: one message per posting unless the
 // vector is masked (pending bit set, delivered on unmask) or coalescing holds it back.
+// With an ordered MSI-X path (PostedWriteOrder), its messages hold up its later posted
+// writes (CQEs, read data) and a message waiting for a credit merges later signals.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
+#include "models/device_command.h"
+#include "models/posted_write_order.h"
 #include "models/queue_memory.h"
 #include "models/replayed_service.h"
 #include "models/request.h"
@@ -32,6 +37,8 @@ struct DeviceStats {
   uint64_t msix_messages = 0;     // messages sent
   uint64_t msix_held = 0;         // postings that found the vector masked (pending set)
   uint64_t coalesced = 0;         // postings held back by coalescing
+  uint64_t msix_merged = 0;       // signals merged into a message waiting for a path credit
+  uint64_t cqe_writes_stalled = 0;  // CQE writes that waited behind a message in the path
   Duration unit_busy;             // sum of service times started
   Duration queue_wait;            // sum of waits for a free unit
   uint64_t waits = 0;             // commands that entered a unit
@@ -44,6 +51,8 @@ struct DeviceStats {
     d.msix_messages -= start.msix_messages;
     d.msix_held -= start.msix_held;
     d.coalesced -= start.coalesced;
+    d.msix_merged -= start.msix_merged;
+    d.cqe_writes_stalled -= start.cqe_writes_stalled;
     d.unit_busy -= start.unit_busy;
     d.queue_wait -= start.queue_wait;
     d.waits -= start.waits;
@@ -66,6 +75,9 @@ class Device {
   // --replay-service: each command's posting time comes from `s` instead of the units,
   // the service distributions and the link (null: the model's own). Before the run.
   void use_replayed_service(const ReplayedService* s) { replayed_ = s; }
+  // The device's MSI-X messages go through `path` in PCIe order with `credits` messages
+  // at most in it (host msix_path.posted_credits > 0). Before the run.
+  void order_posted_writes(MsixPath* path, uint32_t credits) { order_.emplace(path, credits); }
 
   // MMIO writes by the host (effective when written; the fetch latency is modelled).
   void sq_doorbell(uint32_t qid, uint32_t tail);
@@ -105,6 +117,8 @@ class Device {
     bool in_rr = false;       // on the arbitration list
     // CQE postings scheduled and not yet written, in posting order: (time, cid).
     std::deque<std::pair<Time, uint32_t>> posts;
+    // CQEs written behind a message still in the MSI-X path: (visible from, cid), in order.
+    std::deque<std::pair<Time, uint32_t>> held;
   };
   struct VectorState {
     bool masked = false;
@@ -112,21 +126,24 @@ class Device {
     bool coalescing_disabled = false;  // Feature 09h CD
     bool interrupts_enabled = true;    // IEN of the CQ(s) using it
     uint32_t aggregated = 0;
+    bool egress_waiting = false;       // a message waits at the egress for a path credit
     sim::TimerGeneration coalesce_timer;
   };
 
   static void on_doorbell_seen(void* self, uint64_t arg);
   static void on_front_end(void* self, uint64_t arg);
-  static void on_unit_done(void* self, uint64_t cid);
-  static void on_cqe_post(void* self, uint64_t cid);
+  static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
+  static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
   static void on_coalesce_timer(void* self, uint64_t arg);
   static void on_controller_coalesce_timer(void* self, uint64_t arg);
   static void on_admin_done(void* self, uint64_t arg);
+  static void on_held_visible(void* self, uint64_t cid);
+  static void on_message_left(void* self, uint64_t vector);
 
   void kick_front_end();
   void write_cqe(SqState& q, uint32_t cid);
-  void start_unit(uint32_t cid, Time at);
-  void schedule_post(uint32_t cid, Time post);
+  void start_unit(DeviceCommand c, Time at);
+  void schedule_post(uint32_t cid, uint32_t qid, Time post);
   void replay_post(uint32_t cid, Time fetched);
   static void on_replayed_known(void* self, uint64_t cid);
   void signal(uint32_t vector);
@@ -134,6 +151,9 @@ class Device {
   // the vector's own timer, or the controller's one timer if it is not running).
   void start_aggregation_time(uint32_t vector);
   void send(uint32_t vector);
+  // The message leaves the device now: to the host, or into the ordered path.
+  void emit(uint32_t vector);
+  void hold_cqe(SqState& q, uint32_t cid);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
 
   sim::EventQueue* eq_;
@@ -156,11 +176,14 @@ class Device {
   int64_t h2d_free_ps_ = 0;
   double ps_per_byte_ = 0;
   uint32_t units_busy_ = 0;
-  std::deque<std::pair<uint32_t, Time>> unit_wait_;  // (cid, ready time)
+  std::deque<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
   uint32_t coal_thr_ = 0;
   uint32_t coal_time_ = 0;
   sim::TimerGeneration controller_coalesce_timer_;  // CoalescingTimer::controller
   bool controller_timer_running_ = false;
+  std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
+  uint32_t egress_waiting_ = 0;            // vectors with egress_waiting set
+  uint32_t egress_cursor_ = 0;             // round robin over them when a credit frees
   DeviceStats stats_;
 };
 

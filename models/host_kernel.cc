@@ -33,29 +33,76 @@ void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
 
 void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
   auto* k = static_cast<HostKernel*>(self);
-  const HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
+  HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
   k->deliver_irq(q, k->msix_latency(drive));
+}
+
+MsixPath* HostKernel::ordered_path(uint32_t drive) {
+  if (msix_paths_.empty() || host().msix_path.posted_credits == 0) return nullptr;
+  return &msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
 }
 
 Duration HostKernel::msix_latency(uint32_t drive) {
   Duration d = m_.scenario->drives[drive].profile.msix_delivery;
-  if (!msix_paths_.empty()) d += msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)].delay(now());
-  return d;
+  if (msix_paths_.empty()) return d;
+  MsixPath& path = msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
+  // Ordered: the device already waited for the path (PostedWriteOrder); only the
+  // remapping latency is left.
+  return d + (host().msix_path.posted_credits > 0 ? path.latency() : path.delay(now()));
 }
 
-void HostKernel::deliver_irq(const HostQueue& q, Duration after) {
-  m_.eq->schedule_in(after, &HostKernel::on_irq_arrival, this, q.index);
+// Messages to one vector arrive in sending order (the path is a FIFO, its latency fixed),
+// so they wait in the queue's list and only the first has an event; each takes its event
+// sequence number when sent, so the arrival that does get an event runs where it would
+// have. A resend that overtakes the list (no path delay) gets an event of its own.
+namespace {
+constexpr uint64_t kListedArrival = uint64_t{1} << 63;
+}  // namespace
+
+void HostKernel::deliver_irq(HostQueue& q, Duration after) {
+  const Time at = now() + after;
+  const Core& c = core(q.core);
+  if (q.irq_arrivals.empty() && c.running() == &q.hardirq && at < c.segment_end()) {
+    q.apic_pending = true;  // arrives while this queue's handler runs (see next_arrival)
+    return;
+  }
+  if (!q.irq_arrivals.empty() && at < q.irq_arrivals.back().first) {
+    m_.eq->schedule(at, &HostKernel::on_irq_arrival, this, q.index);
+    return;
+  }
+  q.irq_arrivals.emplace_back(at, m_.eq->take_seq());
+  if (q.irq_arrivals.size() == 1)
+    m_.eq->schedule_taken(at, q.irq_arrivals.front().second, &HostKernel::on_irq_arrival, this,
+                          q.index | kListedArrival);
 }
 
-void HostKernel::on_irq_arrival(void* self, uint64_t gq) {
+void HostKernel::on_irq_arrival(void* self, uint64_t arg) {
   auto* k = static_cast<HostKernel*>(self);
-  HostQueue& q = k->queue(static_cast<uint32_t>(gq));
+  HostQueue& q = k->queue(static_cast<uint32_t>(arg & ~kListedArrival));
   Core& core = k->core(q.core);
   if (core.running() == &q.hardirq) {
     q.apic_pending = true;  // latched in the local APIC, runs again after EOI
   } else if (!q.hardirq.queued) {
     core.make_runnable(q.hardirq);
   }  // else already waiting to run: the two messages merge
+  if (arg & kListedArrival) k->next_arrival(q);
+}
+
+// A hard IRQ segment is never preempted (no level above it), so until it ends every
+// message that arrives only latches the pending bit -- latched now, as the first of them
+// would: those messages need no event. Exact: nothing reads the bit before the segment ends.
+void HostKernel::next_arrival(HostQueue& q) {
+  q.irq_arrivals.pop_front();
+  const Core& c = core(q.core);
+  if (c.running() == &q.hardirq) {
+    while (!q.irq_arrivals.empty() && q.irq_arrivals.front().first < c.segment_end()) {
+      q.apic_pending = true;
+      q.irq_arrivals.pop_front();
+    }
+  }
+  if (!q.irq_arrivals.empty())
+    m_.eq->schedule_taken(q.irq_arrivals.front().first, q.irq_arrivals.front().second, &HostKernel::on_irq_arrival,
+                          this, q.index | kListedArrival);
 }
 
 // ---- the vector, the thread and the timer, as a policy's env drives them ------------------

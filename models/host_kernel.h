@@ -55,6 +55,9 @@ class HostKernel {
   // What runs on `core` now pays this much before its own work (idle exit, pollution...).
   Duration segment_overhead(uint32_t c) { return core(c).segment_overhead(); }
 
+  // The path drive `drive`'s messages take in PCIe order with its other posted writes,
+  // or null (no path, or an unordered one).
+  MsixPath* ordered_path(uint32_t drive);
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
   // Starts the drive policies' monitors (at time zero) of the drives listed (ascending).
@@ -97,7 +100,10 @@ class HostKernel {
   static void on_monitor(void* self, uint64_t drive);
   static void on_completion_ipi(void* self, uint64_t core);
   // The message for queue `q`'s vector reaches its core `after` from now.
-  void deliver_irq(const HostQueue& q, Duration after);
+  void deliver_irq(HostQueue& q, Duration after);
+  // The arrival at the head of q's messages on their way happened: the next gets its
+  // event, unless it would only latch the pending bit of q's running handler.
+  void next_arrival(HostQueue& q);
   void raise_softirq(uint32_t core, SoftirqItem item);
   // An hrtimer expired: its work runs now (folded) or in the core's timer interrupt.
   void timer_expired(uint32_t core, TimerExpiryItem item);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct HostQueue {
   bool irq_hw_masked = false;  // lazily masked in the MSI-X table by the flow handler
   bool irq_replay = false;     // an interrupt arrived while disabled: resend on enable
   bool apic_pending = false;   // another message arrived while this one was in service
+  // MSI-X messages on their way to the core, in arrival order: (arrival time, the event
+  // sequence number taken when sent). Only the first has an event (HostKernel).
+  std::deque<std::pair<Time, uint64_t>> irq_arrivals;
   uint64_t lazy_masked = 0;    // interrupts that found the vector disabled (held for replay)
 
   Task hardirq;

@@ -252,7 +252,12 @@ void JobModel::ring_doorbells(Job& j) {
 void JobModel::reap(Job& j) {
   const Time now = m_.eq->now();
   const bool count = m_.observer->counts(now);
+  // The reaped requests were last touched by the device, long ago: fetch a few ahead so
+  // their cache misses overlap instead of stalling one by one.
+  constexpr uint32_t kAhead = 4;
+  for (uint32_t i = 0; i < std::min(kAhead, j.seg_count); ++i) __builtin_prefetch(&(*m_.requests)[j.ready[i]]);
   for (uint32_t i = 0; i < j.seg_count; ++i) {
+    if (i + kAhead < j.seg_count) __builtin_prefetch(&(*m_.requests)[j.ready[kAhead]]);
     uint32_t rid = j.ready.front();
     j.ready.pop_front();
     const Request& r = (*m_.requests)[rid];

@@ -3,6 +3,9 @@
 // message at a time at `messages_per_s`, plus a fixed `latency`: a FIFO server, so many
 // drives' interrupts queue for it even when every queue has its own core. Source of the
 // mechanism: published.md, "Interrupt delivery as a shared, per-socket resource".
+// Two ways to use it: delay() alone (posted_credits 0: the message is late, nothing
+// else is), or serve() from a device's PostedWriteOrder (the message holds up the
+// device's later posted writes and uses one of its credits until it leaves).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +32,17 @@ class MsixPath {
     queued_ += Duration::ns((start - now_ps) / kPsPerNs);
     return Duration::ns(done_ns - now.ns()) + latency_;
   }
+  // The ordered use: a message that reaches the path at `ready` leaves its FIFO (remapped;
+  // the device's later writes may pass the ordering point) at the returned time; the
+  // latency is then paid on the way to the APIC, holding nothing up.
+  Time serve(Time ready) {
+    const int64_t start = std::max(ready.ns() * kPsPerNs, free_ps_);
+    free_ps_ = start + gap_ps_;
+    ++messages_;
+    queued_ += Duration::ns((start - ready.ns() * kPsPerNs) / kPsPerNs);
+    return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs);
+  }
+  Duration latency() const { return latency_; }
   uint64_t messages() const { return messages_; }
   Duration queued() const { return queued_; }  // total wait behind other messages
 

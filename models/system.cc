@@ -72,6 +72,7 @@ void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const polic
   const DeviceProfile& prof = sc_.drives[d].profile;
   devices_.push_back(std::make_unique<Device>(eq_, prof, d, sc_.seed, kernel_.msix_sink(), requests_));
   devices_.back()->use_replayed_service(replayed_service_.get());
+  if (MsixPath* path = kernel_.ordered_path(d)) devices_.back()->order_posted_writes(path, sc_.host.msix_path.posted_credits);
   const uint32_t depth = std::min(sc_.queue_depth, prof.max_queue_depth);
   for (uint32_t gq : topology_.drive_queues(d)) {
     const Topology::Queue& tq = topology_.queue(gq);
@@ -97,6 +98,10 @@ void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const polic
 
 std::string System::drive_mode(uint32_t d) const {
   return drives_[d].policy ? std::string(policy::drive_policy_mode(*drives_[d].policy)) : std::string();
+}
+
+uint64_t System::drive_decisions(uint32_t d) const {
+  return drives_[d].policy ? policy::drive_policy_decisions(*drives_[d].policy) : 0;
 }
 
 void System::run(const std::function<void(double)>& progress) {

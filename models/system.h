@@ -78,6 +78,7 @@ class System {
   // Drive-level mode timeline (drive policies such as coalesce_adaptive); empty otherwise.
   const std::vector<ModeChange>& drive_timeline(uint32_t d) const { return drives_[d].timeline; }
   std::string drive_mode(uint32_t d) const;
+  uint64_t drive_decisions(uint32_t d) const;  // a drive policy's evaluated cycles so far
 
  private:
   void build();

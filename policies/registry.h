@@ -67,6 +67,10 @@ struct PolicyInfo {
   AnyDrivePolicy (*make_drive)(const ParamMap&);
   // Static Feature 08h value to program for all I/O vectors before the run, or nullptr.
   Coalescing (*static_coalescing)(const ParamMap&);
+  // When the policy's first decision can come at the earliest, in us from the start of
+  // the run (policy C: the end of its first monitoring cycle), or nullptr: it can act at
+  // once. A warm-up shorter than this measures the policy before it has acted.
+  int64_t (*first_decision_us)(const ParamMap&);
 
   bool per_drive() const { return make_drive != nullptr; }
 };
@@ -104,14 +108,20 @@ AnyDrivePolicy make_drive(const ParamMap& m) {
 inline Coalescing coalesce_static(const ParamMap& m) {
   return CoalescePolicy::coalescing(typed_params<CoalescePolicy>(m));
 }
+// The first monitor call only takes a baseline; the decision comes one cycle later.
+inline int64_t first_cycle_end_us(const ParamMap& m) {
+  return typed_params<CoalesceAdaptiveDrive>(m).cycle_us;
+}
 template <class P>
 constexpr PolicyInfo info(Eligibility e, AnyDrivePolicy (*drive)(const ParamMap&) = nullptr,
-                          Coalescing (*coalescing)(const ParamMap&) = nullptr) {
+                          Coalescing (*coalescing)(const ParamMap&) = nullptr,
+                          int64_t (*first_decision_us)(const ParamMap&) = nullptr) {
   return {P::kName,        std::span<const ParamSpec>(kParamSpecs<typename P::Params>),
           &validate<P>,    &resolve<P>,
           &make_queue<P>,  P::kUsesVector,
           P::kAppPolls,    e,
-          drive,           coalescing};
+          drive,           coalescing,
+          first_decision_us};
 }
 }  // namespace detail
 
@@ -122,7 +132,8 @@ inline constexpr std::array<PolicyInfo, 7> kPolicies{{
     detail::info<CoalescePolicy>(Eligibility::any, nullptr, &detail::coalesce_static),
     detail::info<WatermarkPolicy>(Eligibility::dedicated_vector),
     detail::info<RatePolicy>(Eligibility::dedicated_vector),
-    detail::info<CoalesceAdaptiveQueue>(Eligibility::any, &detail::make_drive<CoalesceAdaptiveDrive>),
+    detail::info<CoalesceAdaptiveQueue>(Eligibility::any, &detail::make_drive<CoalesceAdaptiveDrive>, nullptr,
+                                        &detail::first_cycle_end_us),
 }};
 
 // The policy of that name, or nullptr.
@@ -171,6 +182,12 @@ inline std::optional<AnyDrivePolicy> make_drive_policy(std::string_view name,
 // The kName of the policy a variant holds.
 inline std::string_view policy_name(const AnyQueuePolicy& p) {
   return std::visit([](const auto& x) { return std::decay_t<decltype(x)>::kName; }, p);
+}
+
+// How many monitoring cycles a drive monitor has evaluated (each one a decision, whether
+// or not it changed the mode).
+inline uint64_t drive_policy_decisions(const AnyDrivePolicy& d) {
+  return std::visit([](const auto& x) { return x.counters().cycles; }, d);
 }
 
 // The current mode of a drive monitor, for the timeline and the results.

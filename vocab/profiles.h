@@ -107,11 +107,15 @@ enum class CqeCost {
 // The MSI-X message path shared by the drives behind one root complex: the posted write
 // crosses the root complex and the IOMMU's interrupt remapping, one message at a time.
 // messages_per_s == 0 and latency == 0: off (each message only pays the device's
-// msix_delivery).
+// msix_delivery). posted_credits == 0: the message is only late (a FIFO that holds
+// nothing else up); > 0: PCIe ordering, the device's later posted writes (CQEs, read
+// data) wait behind its messages in the path, and at most this many of its messages are
+// in the path (models/posted_write_order.h).
 struct MsixPathSpec {
   double messages_per_s = 0;     // capacity; 0: unlimited
   Duration latency;              // added to every message (remapping lookup)
   uint32_t drives_per_path = 1;  // drives 0..n-1 share path 0, n..2n-1 path 1, ...
+  uint32_t posted_credits = 0;   // a device's messages in the path at most; 0: unordered
   bool active() const { return messages_per_s > 0 || latency > Duration::zero(); }
 };
 

@@ -72,6 +72,10 @@ struct Scenario {
   uint64_t seed = 1;
   Duration duration = Duration::ms(100);  // measured time, after warm-up
   Duration warmup = Duration::ms(10);     // ramp_time: run but excluded from results
+  // A warm-up shorter than the policy's first decision is lengthened by that much (the
+  // warm-up asked for then counts from the decision), unless this is false.
+  bool warmup_covers_policy = true;
+  std::optional<Duration> warmup_given;   // set when the loader lengthened the warm-up
   HostProfile host;
   uint32_t io_queues = 0;       // per drive; 0: one per core, capped by the drive
   uint32_t queue_depth = 1024;  // io_queue_depth (nvme module parameter)

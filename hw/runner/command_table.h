@@ -16,7 +16,7 @@ struct OutstandingCommand {
   uint64_t lba = 0;
   uint32_t blocks = 0;
   Time submit;
-  Time doorbell;
+  Time doorbell = Time::never();  // never: submitted, not yet covered by a doorbell
 };
 
 class CommandTable {
@@ -41,6 +41,12 @@ class CommandTable {
     slots_[cid].busy = false;
     free_.push_back(cid);
     return true;
+  }
+  // f(cid, command) for every outstanding command, by cid.
+  template <class F>
+  void for_each_outstanding(F&& f) const {
+    for (uint32_t cid = 0; cid < slots_.size(); ++cid)
+      if (slots_[cid].busy) f(uint16_t(cid), slots_[cid]);
   }
   // Time::never() when nothing is outstanding.
   Time oldest_submit() const {

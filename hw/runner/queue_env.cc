@@ -53,7 +53,8 @@ bool HwQueueEnv::complete(const nvme::Cqe& e, Time seen) {
     return false;
   }
   ++counters_.completions;
-  recorder_.completion(e.cid, *r, nvme::status_field(e.status) & 0x7ff, seen, irq_at_, ctx_);
+  recorder_.completion(e.cid, *r, nvme::status_field(e.status) & 0x7ff, seen, irq_at_, ctx_,
+                       submitter_.commands());
   return true;
 }
 

@@ -10,7 +10,7 @@ QueueRecorder::QueueRecorder(uint16_t qid, Time measure_from, Time measure_to, s
 }
 
 void QueueRecorder::completion(uint16_t cid, const OutstandingCommand& r, uint16_t status, Time seen,
-                               Time irq_at, trace::Context by) {
+                               Time irq_at, trace::Context by, const CommandTable& still_outstanding) {
   ++completed_;
   if (status) ++errors_;
   if (r.submit >= measure_from_ && seen < measure_to_) {
@@ -19,6 +19,12 @@ void QueueRecorder::completion(uint16_t cid, const OutstandingCommand& r, uint16
   }
   if (commands_.size() >= trace_limit_) {
     ++trace_dropped_;
+    if (!trace_closed_) {
+      // This command and every one still outstanding were in flight when the window closed.
+      add_inflight(seen, cid, r);
+      close_trace(seen, still_outstanding);
+      std::sort(inflight_.begin(), inflight_.end(), [](const auto& a, const auto& b) { return a.cid < b.cid; });
+    }
     return;
   }
   trace::CommandRecord c;
@@ -34,6 +40,26 @@ void QueueRecorder::completion(uint16_t cid, const OutstandingCommand& r, uint16
   c.completed_by = by;
   c.status = status;
   commands_.push_back(c);
+}
+
+void QueueRecorder::close_trace(Time at, const CommandTable& outstanding) {
+  if (trace_closed_) return;
+  trace_closed_ = true;
+  outstanding.for_each_outstanding([&](uint16_t cid, const OutstandingCommand& r) { add_inflight(at, cid, r); });
+}
+
+void QueueRecorder::add_inflight(Time at, uint16_t cid, const OutstandingCommand& r) {
+  trace::InflightRecord f;
+  f.queue = qid_;
+  f.cid = cid;
+  f.op = r.op;
+  f.lba = r.lba;
+  f.blocks = r.blocks;
+  f.at = at;
+  f.submit = r.submit;
+  if (r.doorbell <= at) f.doorbell = r.doorbell;  // never (not rung) stays empty
+  // cqe_posted and unit_done stay empty: the host cannot see them (as on cmd rows).
+  inflight_.push_back(f);
 }
 
 void QueueRecorder::interrupt(Time at, uint32_t cqes) {

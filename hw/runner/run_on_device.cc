@@ -299,6 +299,8 @@ int run_typed(const LoadedScenario& loaded, const HwRunOptions& o, DriveSession&
   monitor.stop();
   for (auto& r : runners) r->stop();
   Time finished = s.clock().now();
+  // What is still outstanding now is aborted by the teardown: the trace's inflight rows.
+  for (auto& l : lanes) l.env->recorder().close_trace(finished, l.env->submitter().commands());
 
   std::exception_ptr error = monitor.error();
   for (auto& l : lanes)

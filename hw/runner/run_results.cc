@@ -184,30 +184,41 @@ void write_trace(const std::string& path, const std::vector<Lane>& lanes,
                  const std::vector<trace::ModeRecord>& drive_modes) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write trace " + path);
-  // Rows of all kinds and queues, in time order.
+  std::vector<const QueueRecorder*> queues;
+  for (const auto& l : lanes) queues.push_back(&l.env->recorder());
+  write_trace(out, queues, drive_modes);
+  if (!out) throw std::runtime_error("writing trace " + path + " failed");
+}
+
+void write_trace(std::ostream& out, const std::vector<const QueueRecorder*>& queues,
+                 const std::vector<trace::ModeRecord>& drive_modes) {
+  // Rows of all kinds and queues, in time order; the kind orders rows of equal time.
+  enum Kind { kIrq, kCommand, kMode, kInflight };
   struct Row {
     int64_t t;
-    int kind;
+    Kind kind;
     const void* rec;
   };
   std::vector<Row> rows;
-  for (const auto& l : lanes) {
-    const QueueRecorder& rec = l.env->recorder();
-    for (const auto& r : rec.commands()) rows.push_back({r.cqe_seen.ns(), 1, &r});
-    for (const auto& r : rec.irqs()) rows.push_back({r.at.ns(), 0, &r});
-    for (const auto& r : rec.modes()) rows.push_back({r.at.ns(), 2, &r});
+  for (const QueueRecorder* rec : queues) {
+    for (const auto& r : rec->commands()) rows.push_back({r.cqe_seen.ns(), kCommand, &r});
+    for (const auto& r : rec->irqs()) rows.push_back({r.at.ns(), kIrq, &r});
+    for (const auto& r : rec->modes()) rows.push_back({r.at.ns(), kMode, &r});
+    for (const auto& r : rec->inflight()) rows.push_back({r.at.ns(), kInflight, &r});
   }
-  for (const auto& r : drive_modes) rows.push_back({r.at.ns(), 2, &r});
+  for (const auto& r : drive_modes) rows.push_back({r.at.ns(), kMode, &r});
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.t != b.t ? a.t < b.t : a.kind < b.kind;
   });
   trace::CommandTraceWriter w(out);
   for (const auto& r : rows) {
-    if (r.kind == 0) w.write(*static_cast<const trace::IrqRecord*>(r.rec));
-    if (r.kind == 1) w.write(*static_cast<const trace::CommandRecord*>(r.rec));
-    if (r.kind == 2) w.write(*static_cast<const trace::ModeRecord*>(r.rec));
+    switch (r.kind) {
+      case kIrq: w.write(*static_cast<const trace::IrqRecord*>(r.rec)); break;
+      case kCommand: w.write(*static_cast<const trace::CommandRecord*>(r.rec)); break;
+      case kMode: w.write(*static_cast<const trace::ModeRecord*>(r.rec)); break;
+      case kInflight: w.write(*static_cast<const trace::InflightRecord*>(r.rec)); break;
+    }
   }
-  if (!out) throw std::runtime_error("writing trace " + path + " failed");
 }
 
 }  // namespace nvmesim::hw

@@ -43,5 +43,9 @@ void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSes
 // The trace rows of all queues and of the drive policy, in time order.
 void write_trace(const std::string& path, const std::vector<Lane>& lanes,
                  const std::vector<trace::ModeRecord>& drive_modes);
+// The same to a stream, from the queues' recorders (in queue order). At equal times:
+// interrupts, commands, mode changes, then inflight rows (by queue, then cid).
+void write_trace(std::ostream& out, const std::vector<const QueueRecorder*>& queues,
+                 const std::vector<trace::ModeRecord>& drive_modes);
 
 }  // namespace nvmesim::hw

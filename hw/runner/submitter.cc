@@ -24,6 +24,7 @@ uint16_t Submitter::submit(trace::Op op, uint64_t lba, uint32_t blocks) {
   s.cid = cid;
   if (op != trace::Op::flush) buffers_.fill_prps(s, cid);
   r.submit = clock_.now();
+  r.doorbell = Time::never();  // not rung yet (the slot may hold an earlier command's)
   qp_.submit(s);
   not_rung_.push_back(cid);
   return cid;

@@ -28,6 +28,7 @@ class Submitter {
   void ring_doorbell();  // no doorbell write when the tail has not moved
   uint32_t outstanding() const { return commands_.busy(); }
   Time oldest_submit() const { return commands_.oldest_submit(); }  // for the timeout check
+  const CommandTable& commands() const { return commands_; }  // what is outstanding
 
   // The command a CQE names, now released; nullopt when that id is not outstanding (a
   // stray CQE: counted by the caller rather than corrupting the table).

@@ -13,6 +13,7 @@ void init_errors(py::module_& m);
 void init_scenario(py::module_& m);
 void init_run(py::module_& m);
 void init_calibrate(py::module_& m);
+void init_measurement(py::module_& m);
 
 // The only place where an InputError becomes a Python exception: raises
 // nvmesim.ScenarioError(path, message) (a ValueError).

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_core, m) {
   nvmesim::python::init_scenario(m);
   nvmesim::python::init_run(m);
   nvmesim::python::init_calibrate(m);
+  nvmesim::python::init_measurement(m);
 }

@@ -134,6 +134,23 @@ def test_bad_input_exits_2_naming_where(points, tmp_path, capsys):
     assert code == 2 and "cannot read" in err
 
 
+def test_compare_reads_the_metrics_with_calibrates_reader(points):
+    """One reader of a measurement's figures (app/measured_metrics.h): compare's metrics
+    are what the C++ reader calibrate uses gives, and its errors name the JSON path."""
+    from nvmesim import _core
+
+    doc = json.loads((points / "m1.json").read_text())
+    source, core = _core.measured_metrics(json.dumps(doc), "m1")
+    assert source == "sim" and measurement_of(doc, "m1").metrics == core
+    del doc["aggregate"]["irqs_per_io"]
+    with pytest.raises(CompareError, match=r"^m1/aggregate/irqs_per_io: missing or not a number$"):
+        measurement_of(doc, "m1")
+    doc = json.loads((points / "m1.json").read_text())
+    doc["cores"][0]["fractions"]["app"] = "busy"
+    with pytest.raises(CompareError, match=r"^m1/cores/0/fractions/app: missing or not a number$"):
+        measurement_of(doc, "m1")
+
+
 def test_ks_distance_from_cdfs():
     a = LatencyCdf("binned", ((100.0, 0.5), (200.0, 1.0)))
     assert ks_distance(a, a) == 0.0

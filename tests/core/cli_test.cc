@@ -350,6 +350,12 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
       {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
            R"(], "parameters": [{"path": "/host/irq_entry_ns", "min": 0, "max": 200000000}]})",
        "/parameters: at every max, run \"r\" does not load: /host/irq_entry_ns: must be <="},
+      // A results document without a figure: the reader compare shares names its path.
+      {R"({"format": "nvmesim-calibrate/1", "runs": [{"name": "r", "scenario": ")" + small_scenario(4) +
+           R"(", "measured": ")" +
+           temp("nvmesim_cal_bad_results.json", R"({"format": "nvmesim-results/1", "aggregate": {"iops": 5}, "cores": []})") +
+           R"("}], "parameters": [{"path": "/host/irq_entry_ns", "min": 1, "max": 2}]})",
+       "nvmesim_cal_bad_results.json)/aggregate/irqs_per_io: missing or not a number"},
   };
   for (const auto& [text, expect] : cases) {
     Outcome o = cli("calibrate -q " + temp("nvmesim_cal_bad.json", text));

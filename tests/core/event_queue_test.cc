@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace nvmesim::sim {
@@ -63,6 +64,90 @@ TEST(EventQueue, RunUntilLeavesLaterEventsPending) {
   EXPECT_EQ(log.seen.size(), 1u);
   EXPECT_EQ(eq.size(), 1u);
   EXPECT_EQ(eq.next_time().ns(), 11);
+}
+
+// Many (handler, context) pairs (the table grows) and a scrambled mix of times, some
+// scheduled for now from inside handlers (the slot in front of the heap): the order is
+// exactly (time, scheduling order), as a stable sort of the same events gives it.
+struct Ctx {
+  std::vector<std::pair<int64_t, uint64_t>>* seen;
+  EventQueue* eq;
+  uint64_t id;
+};
+void record_ctx(void* ctx, uint64_t arg) {
+  auto* c = static_cast<Ctx*>(ctx);
+  c->seen->emplace_back(c->eq->now().ns(), arg);
+}
+void record_ctx_and_now(void* ctx, uint64_t arg) {
+  auto* c = static_cast<Ctx*>(ctx);
+  c->seen->emplace_back(c->eq->now().ns(), arg);
+  if (arg % 3 == 0) c->eq->schedule(c->eq->now(), &record_ctx, ctx, arg + 1000000);
+}
+
+TEST(EventQueue, ManyHandlersAndScrambledTimesKeepTimeThenSequenceOrder) {
+  EventQueue eq;
+  std::vector<std::pair<int64_t, uint64_t>> seen;
+  std::vector<Ctx> ctxs(3000);
+  for (uint64_t i = 0; i < ctxs.size(); ++i) ctxs[i] = Ctx{&seen, &eq, i};
+  std::vector<std::pair<int64_t, uint64_t>> scheduled;
+  uint64_t x = 12345;
+  for (uint64_t i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto t = static_cast<int64_t>((x >> 33) % 500);
+    const bool spawns = i % 2 == 0;
+    eq.schedule(Time::from_ns(t), spawns ? &record_ctx_and_now : &record_ctx, &ctxs[(x >> 20) % ctxs.size()], i);
+    scheduled.emplace_back(t, i);
+  }
+  eq.run_until(Time::from_ns(1000));
+  // Expected: stable by time; each spawning event (even i, i % 3 == 0) is followed, after
+  // every event already due at that time, by its child.
+  std::stable_sort(scheduled.begin(), scheduled.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<int64_t, uint64_t>> want;
+  for (std::size_t k = 0; k < scheduled.size();) {
+    std::size_t e = k;
+    std::vector<std::pair<int64_t, uint64_t>> children;
+    while (e < scheduled.size() && scheduled[e].first == scheduled[k].first) {
+      want.push_back(scheduled[e]);
+      if (scheduled[e].second % 2 == 0 && scheduled[e].second % 3 == 0)
+        children.emplace_back(scheduled[e].first, scheduled[e].second + 1000000);
+      ++e;
+    }
+    want.insert(want.end(), children.begin(), children.end());
+    k = e;
+  }
+  EXPECT_EQ(seen, want);
+  EXPECT_TRUE(eq.empty());
+}
+
+TEST(EventQueue, AnEventForNowGoesAfterThoseAlreadyDueAndBeforeLaterOnes) {
+  EventQueue eq;
+  Log log{{}, &eq};
+  eq.schedule(Time::from_ns(5), &reschedule_same_time, &log, 2);  // spawns 12 at 5
+  eq.schedule(Time::from_ns(6), &record, &log, 3);
+  eq.run_until(Time::from_ns(5));
+  EXPECT_EQ(eq.size(), 1u);
+  EXPECT_EQ(eq.next_time().ns(), 6);
+  eq.schedule(Time::from_ns(5), &record, &log, 4);  // for now, before the one at 6
+  EXPECT_EQ(eq.next_time().ns(), 5);
+  eq.run_until(Time::from_ns(10));
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{5, 2}, {5, 12}, {5, 4}, {6, 3}};
+  EXPECT_EQ(log.seen, want);
+  EXPECT_EQ(eq.dispatched(), 4u);
+}
+
+TEST(EventQueue, AnEventScheduledWithATakenSequenceNumberRunsWhereItWouldHave) {
+  EventQueue eq;
+  Log log{{}, &eq};
+  const uint64_t early = eq.take_seq();                // taken first...
+  eq.schedule(Time::from_ns(20), &record, &log, 1);     // ...then one scheduled at once
+  const uint64_t skipped = eq.take_seq();               // taken and never used
+  (void)skipped;
+  eq.schedule(Time::from_ns(20), &record, &log, 2);
+  eq.schedule_taken(Time::from_ns(20), early, &record, &log, 0);  // scheduled last, runs first
+  eq.run_until(Time::from_ns(30));
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{20, 0}, {20, 1}, {20, 2}};
+  EXPECT_EQ(log.seen, want);
 }
 
 }  // namespace

@@ -25,14 +25,30 @@ TEST(ModeShare, NoChangeIsTheWholeWindowInTheOneMode) {
 }
 
 // The default scenario ends its measured window at 50 ms, exactly when policy C's first
-// 50 ms cycle decides: results say C never acted inside it.
-TEST(ModeShare, PolicyCOnTheDefaultScenarioIsWarnedAbout) {
-  auto r = testing::default_short({"policy.name=coalesce_adaptive", "warmup_us=10000", "duration_us=40000"});
+// 50 ms cycle decides. With the warm-up kept as given, results say C never decided.
+TEST(ModeShare, PolicyCOnTheDefaultScenarioWithItsWarmupAsGivenIsWarnedAbout) {
+  auto r = testing::default_short(
+      {"policy.name=coalesce_adaptive", "warmup_us=10000", "duration_us=40000", "warmup_covers_policy=false"});
   ASSERT_TRUE(r.contains("warnings"));
-  EXPECT_NE(r["warnings"][0].get<std::string>().find("no mode change inside the measured window"), std::string::npos);
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("made no decision"), std::string::npos);
+  EXPECT_EQ(r["scenario"]["warmup_us"], 10000);
   EXPECT_DOUBLE_EQ(r["drives"][0]["mode_share"].begin().value().get<double>(), 1.0);
   auto irq = testing::default_short({"policy.name=irq"});
   EXPECT_FALSE(irq.contains("warnings"));  // a baseline has one mode: nothing to warn about
+}
+
+// By default the loader lengthens a warm-up shorter than C's first cycle by that cycle,
+// so C has decided before the window opens, and the results say the warm-up was changed.
+TEST(ModeShare, TheWarmupIsLengthenedToCoverPolicyCsFirstDecision) {
+  auto r = testing::default_short({"policy.name=coalesce_adaptive", "warmup_us=10000"});
+  EXPECT_EQ(r["scenario"]["warmup_us"], 60000);
+  ASSERT_TRUE(r.contains("warnings"));
+  ASSERT_EQ(r["warnings"].size(), 1u);  // the lengthening; no drive left undecided
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("warmup_us lengthened from 10000 to 60000"), std::string::npos);
+  // A warm-up that already covers the first cycle is kept, and so is a policy with no
+  // first-cycle delay.
+  EXPECT_EQ(testing::default_short({"policy.name=coalesce_adaptive", "policy.params.cycle_us=2000"})["scenario"]["warmup_us"], 3000);
+  EXPECT_EQ(testing::default_short({"policy.name=watermark"})["scenario"]["warmup_us"], 3000);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ The keys are fio's (stat.c, ``show_thread_status_json``): ``jobs[]`` with ``read
 
 import numpy as np
 
+from .core_reader import core_metrics
 from .errors import CompareError
 
 __all__ = ["is_fio_json", "read_fio_json"]
@@ -79,39 +80,28 @@ def _mixture_quantiles(parts, fractions):
 
 
 def read_fio_json(doc, where="(fio json)"):
-    """Metrics of a fio JSON document: see docs/compare.md for what each one is."""
-    jobs = doc["jobs"]
-    if not jobs:
-        raise CompareError(f"{where}/jobs: empty")
-    iops = 0.0
-    usr = sys = 0.0
+    """Metrics and latency quantiles of a fio JSON document (docs/compare.md). IOPS, CPU
+    and one job's percentiles are the C++ reader's (core_reader.py, calibrate's too); the
+    quantiles, and for several jobs their mixture's percentiles, are read here."""
+    _, metrics = core_metrics(doc, where)
     parts = []  # (ios, quantile points) per job direction
-    for i, job in enumerate(jobs):
+    for i, job in enumerate(doc["jobs"]):
         jw = f"{where}/jobs/{i}"
-        if not isinstance(job, dict):
-            raise CompareError(f"{jw}: not an object")
         for d, obj in _directions(job, jw):
-            iops += float(obj["iops"])
             clat = obj.get("clat_ns")
             if not isinstance(clat, dict):
                 raise CompareError(f"{jw}/{d}/clat_ns: missing (fio 3.x writes clat_ns)")
             n = float(clat.get("N") or obj.get("total_ios") or 0)
             if n > 0:
                 parts.append((n, _quantile_points(clat, f"{jw}/{d}")))
-        for key in ("usr_cpu", "sys_cpu"):
-            if not isinstance(job.get(key, 0), (int, float)):
-                raise CompareError(f"{jw}/{key}: not a number")
-        usr += float(job.get("usr_cpu", 0)) / 100.0
-        sys += float(job.get("sys_cpu", 0)) / 100.0
     if not parts:
         raise CompareError(f"{where}/jobs: no job did any read or write I/O")
     if len(parts) == 1:
-        quantiles = parts[0][1]
-    else:
-        known = sorted({p for _, pts in parts for p, _ in pts if 0 < p < 1})
-        quantiles = _mixture_quantiles(parts, known)
+        return metrics, parts[0][1]
+    # Several jobs: fio gives no aggregate latency (and calibrate fits none); the mixture.
+    known = sorted({p for _, pts in parts for p, _ in pts if 0 < p < 1})
+    quantiles = _mixture_quantiles(parts, known)
     by_p = {round(p, 6): v for p, v in quantiles}
-    metrics = {"iops": iops, "cpu_app": usr, "cpu_kernel": sys, "cpu_busy": usr + sys}
     for name, p in (("lat_p50", 0.5), ("lat_p99", 0.99), ("lat_p99.9", 0.999)):
         if round(p, 6) in by_p:
             metrics[name] = by_p[round(p, 6)]

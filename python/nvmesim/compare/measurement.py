@@ -1,10 +1,12 @@
 """One side of a comparison: the metrics, latency CDF and utilisation of a results
-document (simulator or ``"source": "hw"``) or of a fio JSON output."""
+document (simulator or ``"source": "hw"``) or of a fio JSON output. The metrics come
+from the C++ reader that calibrate uses (core_reader.py)."""
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .core_reader import core_metrics
 from .errors import CompareError
 from .fio_json import is_fio_json, read_fio_json
 
@@ -26,7 +28,6 @@ METRICS = (
     ("cpu_busy", "CPU busy", "CPUs"),
 )
 METRIC_KEYS = tuple(k for k, _, _ in METRICS)
-_CONTEXTS = ("hardirq", "softirq", "irq_thread", "app")
 
 
 @dataclass(frozen=True)
@@ -51,30 +52,11 @@ class Measurement:
     extra: dict = field(default_factory=dict)
 
 
-def _results_metrics(doc, where):
-    agg = doc.get("aggregate")
-    if not isinstance(agg, dict):
-        raise CompareError(f"{where}/aggregate: missing")
-    try:
-        lat = agg["latency_ns"]
-        m = {"iops": float(agg["iops"]), "lat_p50": float(lat["p50"]),
-             "lat_p99": float(lat["p99"]), "lat_p99.9": float(lat["p99.9"]),
-             "irqs_per_io": float(agg["irqs_per_io"])}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CompareError(f"{where}/aggregate: missing or non-numeric {exc}")
-    if agg.get("completions_per_irq") is not None:
-        m["completions_per_irq"] = float(agg["completions_per_irq"])
-    cores = doc.get("cores")
-    if not isinstance(cores, list):
-        raise CompareError(f"{where}/cores: missing")
-    for ctx in _CONTEXTS:
-        m[f"cpu_{ctx}"] = sum(float(c["fractions"][ctx]) for c in cores)
-    m["cpu_kernel"] = m["cpu_hardirq"] + m["cpu_softirq"] + m["cpu_irq_thread"]
-    m["cpu_busy"] = m["cpu_kernel"] + m["cpu_app"]
-    cdf = agg.get("latency_cdf")
+def _latency_cdf(doc, where):
+    cdf = doc["aggregate"].get("latency_cdf")
     if not isinstance(cdf, list) or not cdf:
         raise CompareError(f"{where}/aggregate/latency_cdf: missing or empty")
-    return m, LatencyCdf("binned", tuple((float(x), float(f)) for x, f in cdf))
+    return LatencyCdf("binned", tuple((float(x), float(f)) for x, f in cdf))
 
 
 def measurement_of(doc, path="(document)"):
@@ -84,11 +66,9 @@ def measurement_of(doc, path="(document)"):
         metrics, quantiles = read_fio_json(doc, where)
         return Measurement(where, "fio", metrics,
                            LatencyCdf("quantiles", tuple((v, p) for p, v in quantiles)))
-    if not isinstance(doc, dict) or doc.get("format") != "nvmesim-results/1":
-        raise CompareError(f"{where}: neither an nvmesim-results/1 document nor fio JSON "
-                           "(fio --output-format=json)")
-    metrics, cdf = _results_metrics(doc, where)
-    if doc.get("source") == "hw":
+    source, metrics = core_metrics(doc, where)  # "neither kind" is the C++ reader's error
+    cdf = _latency_cdf(doc, where)
+    if source == "hw":
         # A host cannot see the drive's utilisation: the busiest core's (its contexts'
         # CPU time, which may exceed the window: the threads are not pinned).
         busy = [1.0 - float(c["fractions"]["idle"]) for c in doc["cores"]]
