@@ -89,6 +89,11 @@ CLI::Validator checked(Parse parse, std::string what) {
       [parse, what](std::string& s) -> std::string { return parse(s) ? "" : what + ", got '" + s + "'"; }, "", "");
 }
 
+std::optional<uint64_t> parse_threads(const std::string& s) {
+  return nvmesim::in_range_u64(nvmesim::parse_integral(s), 1, 1024);
+}
+
+const std::string kThreadsRule = "must be an integer from 1 to 1024";
 const std::string kSeedRule = "must be a non-negative integer up to 18446744073709551615";
 const std::string kMemoryRule = "must be a size from 1m to 1024g (bytes, or with a k/m/g suffix)";
 const std::string kWindowRule = "must be FROM_US:TO_US with 0 <= FROM < TO <= " +
@@ -111,7 +116,7 @@ void print_policies(std::ostream& os) {
 }
 
 struct RunArgs {
-  std::string scenario, out_path, trace_path, command_trace_path, trace_window, seed, memory_limit;
+  std::string scenario, out_path, trace_path, command_trace_path, trace_window, seed, memory_limit, threads;
   std::vector<std::string> sets;
   std::string format = "results";  // -o's layout: results (docs/results.md) or fio-json
   bool quiet = false;
@@ -254,8 +259,10 @@ int report_run(const RunArgs& a, const nlohmann::json& results, const nvmesim::R
   if (!a.trace_path.empty())
     std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", a.trace_path.c_str(),
                  info.trace_dropped ? ", event cap reached: later events dropped" : "");
-  std::fprintf(stderr, "wall %.3f s, %llu events (%.2f M events/s), %.2f M simulated I/Os per wall-second\n",
-               info.wall_seconds, static_cast<unsigned long long>(info.events),
+  std::fprintf(stderr,
+               "wall %.3f s, %u partition(s) on %u thread(s), %llu events (%.2f M events/s), %.2f M simulated I/Os "
+               "per wall-second\n",
+               info.wall_seconds, info.partitions, info.threads, static_cast<unsigned long long>(info.events),
                static_cast<double>(info.events) / info.wall_seconds / 1e6,
                static_cast<double>(info.ios) / info.wall_seconds / 1e6);
   return 0;
@@ -278,6 +285,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
   RunOutputs outputs;
   nvmesim::RunOptions ropts;
   if (replay) ropts.replay = &*replay;
+  if (!a.threads.empty()) ropts.threads = static_cast<unsigned>(*parse_threads(a.threads));
   if (auto e = outputs.open(a, ropts)) return input_error(*e);
   set_trace_limits(a, ls, opts, ropts);
   ProgressLine progress;
@@ -401,6 +409,11 @@ int run_main(int argc, char** argv) {
   run->add_option("--replay-block-bytes", ra.replay_block_bytes, "the trace's logical block size (default 512)")
       ->type_name("N")
       ->check(checked(parse_block_bytes, kBlockRule));
+  run->add_option("--threads", ra.threads,
+                  "threads for a scenario whose drives, queues, jobs and cores form independent partitions "
+                  "(default: the machine's cores); the results do not depend on it")
+      ->type_name("N")
+      ->check(checked(parse_threads, kThreadsRule));
   run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
   CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
   add_scenario_options(validate);

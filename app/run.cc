@@ -1,14 +1,19 @@
 #include "app/run.h"
 
+#include <algorithm>
+#include <cassert>
 #include <chrono>
+#include <numeric>
 #include <memory>
 #include <stdexcept>
 #include <cmath>
 
 #include "app/output_file.h"
+#include "app/parallel_runs.h"
 #include "app/mode_share.h"
 #include "app/replay_report.h"
 #include "app/run_record.h"
+#include "models/partition.h"
 #include "models/system.h"
 #include "policies/registry.h"
 #include "vocab/histogram.h"
@@ -22,8 +27,8 @@ using results::Figures;
 
 results::TimelineEntry entry_of(const ModeChange& e) { return {e.time.ns(), e.from, e.to, e.reason}; }
 
-// The job clones' records and the aggregate's volume and latency; per queue, the latency
-// and volume of the jobs that used it (into q_fig).
+// The job clones' records; per queue, the latency and volume of the jobs that used it
+// (into q_fig).
 void add_jobs(const System& sys, results::RunRecord& r, std::vector<Figures>& q_fig) {
   for (const Job& j : sys.jobs()) {
     results::JobRecord jr;
@@ -37,9 +42,6 @@ void add_jobs(const System& sys, results::RunRecord& r, std::vector<Figures>& q_
       jr.figures.bytes += j.bytes[s];
       jr.figures.irq.add(sys.queue_counters(gq), sys.queue_lazy_masked(gq));
     }
-    r.aggregate.latency.merge(jr.figures.latency);
-    r.aggregate.ios += jr.figures.ios;
-    r.aggregate.bytes += jr.figures.bytes;
     jr.name = j.spec->name;
     jr.job = j.spec_index;
     jr.clone = j.clone;
@@ -79,12 +81,11 @@ void add_queues(const System& sys, results::RunRecord& r, std::vector<Figures>& 
   }
 }
 
-// The drives' and cores' records, and which of them was nearest its limit.
+// The drives' and cores' records.
 void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRecord& r, std::vector<Figures>& d_fig) {
   const Duration window = sys.window();
   const double secs = static_cast<double>(window.count_ns()) / 1e9;
   const auto w = static_cast<double>(window.count_ns());
-  results::Limits limits;
   for (std::size_t d = 0; d < sc.drives.size(); ++d) {
     const DeviceProfile& p = sc.drives[d].profile;
     const DeviceStats s = sys.device_stats(static_cast<uint32_t>(d));
@@ -104,8 +105,6 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.ordered_msix_path = sc.host.msix_path.active() && sc.host.msix_path.posted_credits > 0;
     m.msix_merged = s.msix_merged;
     m.cqe_writes_stalled = s.cqe_writes_stalled;
-    limits.busiest_drive_utilization =
-        std::max({limits.busiest_drive_utilization, m.iops_ceiling_utilization, m.unit_utilization});
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));
@@ -116,12 +115,20 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
 
   for (uint32_t c = 0; c < sys.core_count(); ++c) {
     const CoreTimes t = sys.core_times(c);
-    results::CoreRecord cr{c, t.busy[0].count_ns(), t.busy[1].count_ns(), t.busy[2].count_ns(), t.busy[3].count_ns()};
-    limits.busiest_core_utilization =
-        std::max(limits.busiest_core_utilization, static_cast<double>(cr.busy_ns()) / w);
-    r.cores.push_back(cr);
+    r.cores.push_back({c, t.busy[0].count_ns(), t.busy[1].count_ns(), t.busy[2].count_ns(), t.busy[3].count_ns()});
   }
-  r.limits = limits;
+}
+
+// Which drive and which core were nearest their limits.
+results::Limits limits_of(const results::RunRecord& r) {
+  const auto w = static_cast<double>(r.window.count_ns());
+  results::Limits limits;
+  for (const results::DriveRecord& d : r.drives)
+    limits.busiest_drive_utilization =
+        std::max({limits.busiest_drive_utilization, d.model->iops_ceiling_utilization, d.model->unit_utilization});
+  for (const results::CoreRecord& c : r.cores)
+    limits.busiest_core_utilization = std::max(limits.busiest_core_utilization, static_cast<double>(c.busy_ns()) / w);
+  return limits;
 }
 
 // The policies that decide their mode at run time: the 2026 proposals, per queue (they
@@ -162,17 +169,53 @@ void add_mode_shares(const Scenario& sc, results::RunRecord& r) {
   }
 }
 
-// What the simulated run measured, as the results' typed record.
-results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
+// What one System measured of every entity it holds (those a partition's run leaves idle
+// read zero), without the run-wide figures that merged() adds.
+results::RunRecord measured_by(const System& sys) {
+  results::RunRecord r;
+  r.window = sys.window();
+  std::vector<Figures> q_fig(sys.queues().size()), d_fig(sys.scenario().drives.size());
+  add_jobs(sys, r, q_fig);
+  add_queues(sys, r, q_fig, d_fig);
+  add_drives_and_cores(sys, sys.scenario(), r, d_fig);
+  return r;
+}
+
+// The run's record from its partitions' (`parts`, null: one System measured everything):
+// each job, queue, drive and core from the partition that simulated it, in global id
+// order, and the run-wide figures summed in that order -- the same document whatever the
+// number of partitions or threads.
+results::RunRecord merged(std::vector<results::RunRecord>& measured, const Partitioning* parts,
+                          const LoadedScenario& loaded) {
   const Scenario& sc = loaded.scenario;
+  auto owner = [&](uint32_t (Partitioning::*of)(uint32_t) const, uint32_t id) -> results::RunRecord& {
+    return measured[parts ? (parts->*of)(id) : 0];
+  };
   results::RunRecord r;
   r.seed = sc.seed;
   r.scenario = loaded.resolved;
-  r.window = sys.window();
-  std::vector<Figures> q_fig(sys.queues().size()), d_fig(sc.drives.size());
-  add_jobs(sys, r, q_fig);
-  add_queues(sys, r, q_fig, d_fig);
-  add_drives_and_cores(sys, sc, r, d_fig);
+  r.window = measured[0].window;
+  for (uint32_t j = 0; j < measured[0].jobs.size(); ++j) {
+    results::JobRecord& jr = owner(&Partitioning::job_part, j).jobs[j];
+    r.aggregate.latency.merge(jr.figures.latency);
+    r.aggregate.ios += jr.figures.ios;
+    r.aggregate.bytes += jr.figures.bytes;
+    r.jobs.push_back(std::move(jr));
+  }
+  for (uint32_t p = 0; p < measured.size(); ++p) {
+    const results::Interrupts& irq = measured[p].aggregate.irq;
+    r.aggregate.irq.useful += irq.useful;
+    r.aggregate.irq.spurious += irq.spurious;
+    r.aggregate.irq.masked_lazily += irq.masked_lazily;
+    for (results::QueueRecord& q : measured[p].queues) {
+      assert(&owner(&Partitioning::drive_part, q.drive) == &measured[p] && "an idle partition's queue did nothing");
+      r.queues.push_back(std::move(q));
+    }
+  }
+  std::stable_sort(r.queues.begin(), r.queues.end(), [](const auto& a, const auto& b) { return a.queue < b.queue; });
+  for (uint32_t d = 0; d < sc.drives.size(); ++d) r.drives.push_back(std::move(owner(&Partitioning::drive_part, d).drives[d]));
+  for (uint32_t c = 0; c < measured[0].cores.size(); ++c) r.cores.push_back(owner(&Partitioning::core_part, c).cores[c]);
+  r.limits = limits_of(r);
   if (sc.warmup_given)
     r.warnings.push_back("warmup_us lengthened from " + std::to_string(sc.warmup_given->count_ns() / 1000) + " to " +
                          std::to_string(sc.warmup.count_ns() / 1000) + ": " + sc.policy.name +
@@ -183,18 +226,11 @@ results::RunRecord record_of(const System& sys, const LoadedScenario& loaded) {
   return r;
 }
 
-}  // namespace
-
-json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo* info) {
-  auto t0 = std::chrono::steady_clock::now();
-  Scenario sc = loaded.scenario;
-  if (opts.replay) {
-    // The run covers the whole trace (its measured window may grow to do so).
-    Time last = Time::zero();
-    for (const ReplayCommand& c : opts.replay->commands) last = max(last, c.seen != Time::never() ? c.seen : c.submit);
-    const Time end_needed = last + Duration::ms(1);
-    if (Time::zero() + sc.warmup + sc.duration < end_needed) sc.duration = end_needed - (Time::zero() + sc.warmup);
-  }
+// The whole machine as one System: a scenario of one partition, or a run whose outputs
+// follow every event of the machine in one order (the traces, a replay). `partitions`:
+// how many the scenario has; more than one, and the results say why it ran as one.
+json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t partitions, const std::string& why,
+               const RunOptions& opts, RunInfo* info) {
   System sys(sc, opts.replay);
   // Both traces end by default 10 ms into the measured window. The Perfetto trace starts
   // with the measured window; the command trace at the run's start, so that a replay of it
@@ -237,7 +273,13 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     write_to(opts.command_trace_out, opts.command_trace_path, [&](std::ostream& os) { commands->write(os); });
     if (info) info->trace_dropped += commands->dropped();
   }
-  results::RunRecord record = record_of(sys, loaded);
+  std::vector<results::RunRecord> measured;
+  measured.push_back(measured_by(sys));
+  results::RunRecord record = merged(measured, nullptr, loaded);
+  if (partitions > 1)
+    record.warnings.push_back("simulated as one System, not as its " + std::to_string(partitions) +
+                              " independent partitions on their own threads: " + why +
+                              " record the whole machine's events in one order");
   if (info) info->ios = record.aggregate.ios;
   json out = results::to_json(record);
   if (opts.replay) {
@@ -245,9 +287,57 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     if (opts.replay_diff_out) write_replay_diff(*opts.replay_diff_out, *opts.replay, sys);
   }
 
+  if (info) info->events = sys.events();
+  return out;
+}
+
+// Each partition as its own System, on up to `threads` threads, merged in global id order.
+json run_partitioned(const LoadedScenario& loaded, const Scenario& sc, const Partitioning& parts, unsigned threads,
+                     const RunOptions& opts, RunInfo* info) {
+  std::vector<results::RunRecord> measured(parts.size());
+  std::vector<uint64_t> events(parts.size());
+  run_parallel(parts.size(), threads, [&](std::size_t p, const ProgressFn& progress) {
+    System sys(sc);
+    sys.limit_to(parts.parts()[p]);
+    sys.run(progress);
+    measured[p] = measured_by(sys);
+    events[p] = sys.events();
+  }, opts.progress);
+  const results::RunRecord record = merged(measured, &parts, loaded);
+  if (info) {
+    info->ios = record.aggregate.ios;
+    info->events = std::accumulate(events.begin(), events.end(), uint64_t{0});
+  }
+  return results::to_json(record);
+}
+
+}  // namespace
+
+json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo* info) {
+  auto t0 = std::chrono::steady_clock::now();
+  Scenario sc = loaded.scenario;
+  if (opts.replay) {
+    // The run covers the whole trace (its measured window may grow to do so).
+    Time last = Time::zero();
+    for (const ReplayCommand& c : opts.replay->commands) last = max(last, c.seen != Time::never() ? c.seen : c.submit);
+    const Time end_needed = last + Duration::ms(1);
+    if (Time::zero() + sc.warmup + sc.duration < end_needed) sc.duration = end_needed - (Time::zero() + sc.warmup);
+  }
+  const Partitioning parts = Partitioning::of(sc, Topology::of(sc));
+  // What has one order for all the machine's events, and so cannot be split.
+  std::string whole_machine;
+  for (auto [given, option] : {std::pair{opts.trace_out || !opts.trace_path.empty(), "--trace"},
+                               std::pair{opts.command_trace_out || !opts.command_trace_path.empty(), "--command-trace"},
+                               std::pair{opts.replay != nullptr, "--replay"}})
+    if (given) whole_machine += (whole_machine.empty() ? "" : " and ") + std::string(option);
+  const bool whole = parts.size() == 1 || !whole_machine.empty();
+  const unsigned threads = opts.threads > 0 ? opts.threads : default_threads();
+  json out = whole ? run_whole(loaded, sc, parts.size(), whole_machine, opts, info)
+                   : run_partitioned(loaded, sc, parts, threads, opts, info);
   if (info) {
     info->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    info->events = sys.events();
+    info->partitions = static_cast<uint32_t>(parts.size());
+    info->threads = whole ? 1 : static_cast<uint32_t>(std::min<std::size_t>(threads, parts.size()));
   }
   return out;
 }

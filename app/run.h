@@ -34,6 +34,9 @@ struct RunOptions {
   // time. The per-command differences go to `replay_diff_out` when set.
   const ReplayTrace* replay = nullptr;
   std::ostream* replay_diff_out = nullptr;
+  // Threads for a scenario of independent partitions (models/partition.h); 0: the
+  // machine's cores. The results do not depend on it.
+  unsigned threads = 0;
 };
 
 struct RunInfo {
@@ -41,10 +44,16 @@ struct RunInfo {
   uint64_t events = 0;
   uint64_t ios = 0;
   uint64_t trace_dropped = 0;  // trace events past the recorder's cap
+  uint32_t partitions = 1;     // independent parts of the scenario's machine
+  uint32_t threads = 1;        // threads that simulated them
 };
 
-// Runs the simulation. The result holds no wall-clock figure: the same scenario and seed
-// give byte-identical dump_results() text. Wall time and speed go to `info`.
+// Runs the simulation: each independent partition of the machine as its own System, on up
+// to opts.threads threads, merged in global id order -- or, for a scenario of one
+// partition or a run with a trace or a replay (they follow all the machine's events in
+// one order), the whole machine as one System. The result holds no wall-clock figure:
+// the same scenario and seed give byte-identical dump_results() text for any number of
+// threads. Wall time and speed go to `info`.
 nlohmann::json run_scenario(const LoadedScenario& loaded, const RunOptions& opts = {},
                             RunInfo* info = nullptr);
 // Canonical text of a results document (2-space indent, trailing newline).

@@ -16,12 +16,15 @@
 
 namespace {
 
-nvmesim::Scenario load_file(const std::string& path, std::vector<std::string> overrides) {
+nvmesim::LoadedScenario load_loaded(const std::string& path, std::vector<std::string> overrides) {
   nvmesim::LoadOptions o;
   o.overrides = std::move(overrides);
   auto r = nvmesim::load_scenario_file(path, o);
   if (auto* e = std::get_if<nvmesim::InputError>(&r)) throw std::runtime_error(e->str());
-  return std::get<nvmesim::LoadedScenario>(r).scenario;
+  return std::get<nvmesim::LoadedScenario>(r);
+}
+nvmesim::Scenario load_file(const std::string& path, std::vector<std::string> overrides) {
+  return load_loaded(path, std::move(overrides)).scenario;
 }
 nvmesim::Scenario load(std::vector<std::string> overrides) {
   return load_file(nvmesim::default_scenarios_dir() + "/default.json", std::move(overrides));
@@ -110,6 +113,26 @@ void BM_PeersModel(benchmark::State& state) {
   run_system(state, sc, at_iodepth(sc, 64));
 }
 BENCHMARK(BM_PeersModel)->Unit(benchmark::kMillisecond);
+
+// The default scenario's four independent partitions through run_scenario on
+// state.range(0) threads: the rates are per wall-second (and the results are the same
+// for any thread count).
+void BM_DefaultScenarioThreads(benchmark::State& state) {
+  static const nvmesim::LoadedScenario ls =
+      load_loaded(nvmesim::default_scenarios_dir() + "/default.json", {"warmup_us=0", "duration_us=50000"});
+  nvmesim::RunOptions opts;
+  opts.threads = static_cast<unsigned>(state.range(0));
+  uint64_t ios = 0, events = 0;
+  for (auto _ : state) {
+    nvmesim::RunInfo info;
+    benchmark::DoNotOptimize(nvmesim::run_scenario(ls, opts, &info));
+    ios += info.ios;
+    events += info.events;
+  }
+  state.counters["sim_ios_per_s"] = benchmark::Counter(static_cast<double>(ios), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_DefaultScenarioThreads)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

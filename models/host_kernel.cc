@@ -20,8 +20,8 @@ void HostKernel::build_timer_interrupts(uint32_t cores) {
   }
 }
 
-void HostKernel::start_monitors() {
-  for (uint32_t d = 0; d < m_.drives->size(); ++d)
+void HostKernel::start_monitors(std::span<const uint32_t> drives) {
+  for (uint32_t d : drives)
     if ((*m_.drives)[d].policy) m_.eq->schedule(Time::zero(), &HostKernel::on_monitor, this, d);
 }
 

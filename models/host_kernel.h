@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "models/cpu_core.h"
@@ -59,8 +60,8 @@ class HostKernel {
   MsixPath* ordered_path(uint32_t drive);
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
-  // Starts the drive policies' monitors (at time zero).
-  void start_monitors();
+  // Starts the drive policies' monitors (at time zero) of the drives listed (ascending).
+  void start_monitors(std::span<const uint32_t> drives);
   // The next monitoring cycle of `drive`, `after` from now.
   void schedule_monitor(uint32_t drive, Duration after);
 

@@ -39,8 +39,9 @@ void JobModel::build(const Topology& topology, bool app_polls) {
   for (uint32_t c = 0; c < cmds.size(); ++c) jobs[cmds[c].job].replay_commands.push_back(c);
 }
 
-void JobModel::start() {
-  for (Job& j : *m_.jobs) {
+void JobModel::start(std::span<const uint32_t> jobs) {
+  for (uint32_t ji : jobs) {
+    Job& j = (*m_.jobs)[ji];
     if (j.replays) {
       if (!j.replay_commands.empty())
         m_.eq->schedule(m_.replay->commands[j.replay_commands[0]].submit, &JobModel::on_replay_arrival, this,

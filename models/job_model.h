@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "models/completion_delivery.h"
@@ -47,8 +48,9 @@ class JobModel {
   // Creates the job clones of the topology, each with its share of the request pool.
   void build(const Topology& topology, bool app_polls);
   // Closed-loop clones become runnable; open-loop clones wait for their first arrival
-  // (a replay: their first command's recorded submit time).
-  void start();
+  // (a replay: their first command's recorded submit time). Only the clones listed (by
+  // index, ascending) start; the others stay idle (a partition's run, models/partition.h).
+  void start(std::span<const uint32_t> jobs);
 
   Duration begin(Job& j);
   bool end(Job& j);

@@ -1,6 +1,7 @@
 #include "models/system.h"
 
 #include <cassert>
+#include <numeric>
 
 namespace nvmesim {
 namespace {
@@ -55,6 +56,15 @@ void System::build() {
   drives_.resize(sc_.drives.size());
   for (uint32_t d = 0; d < sc_.drives.size(); ++d) build_drive(d, *info, params);
   job_model_.build(topology_, info->app_polls);
+  started_jobs_.resize(jobs_.size());
+  std::iota(started_jobs_.begin(), started_jobs_.end(), 0u);
+  started_drives_.resize(drives_.size());
+  std::iota(started_drives_.begin(), started_drives_.end(), 0u);
+}
+
+void System::limit_to(const Partition& part) {
+  started_jobs_ = part.jobs;
+  started_drives_ = part.drives;
 }
 
 // One drive: its device, its queue pairs as the topology places them, its drive policy.
@@ -98,8 +108,8 @@ void System::run(const std::function<void(double)>& progress) {
   const Time window_start = Time::zero() + sc_.warmup;
   const Time window_end = window_start + sc_.duration;
   observer_.set_window(window_start, window_end);
-  job_model_.start();
-  kernel_.start_monitors();
+  job_model_.start(started_jobs_);
+  kernel_.start_monitors(started_drives_);
   if (sc_.warmup == Duration::zero()) observer_.start_window();
   else eq_.schedule(window_start, &System::on_window_start, this, 0);
 

@@ -24,6 +24,7 @@
 #include "models/host_queue.h"
 #include "models/job.h"
 #include "models/job_model.h"
+#include "models/partition.h"
 #include "models/replay_trace.h"
 #include "models/replayed_service.h"
 #include "models/request.h"
@@ -45,6 +46,9 @@ class System {
   System& operator=(const System&) = delete;
   ~System();
 
+  // Simulates only `part`'s jobs and drive monitors (call before run()); the rest of the
+  // machine is built, keeping every entity's global id, but stays idle. Default: all.
+  void limit_to(const Partition& part);
   // Runs warm-up and the measured window. `progress` (may be empty) is called now and
   // then with the fraction of simulated time done.
   void run(const std::function<void(double)>& progress = {});
@@ -98,6 +102,7 @@ class System {
   const ReplayTrace* replay_;
   std::vector<ReplayedTimes> replayed_;
   std::unique_ptr<ReplayedService> replayed_service_;
+  std::vector<uint32_t> started_jobs_, started_drives_;  // what run() starts
 
   RunObserver observer_;
   CompletionDelivery delivery_;

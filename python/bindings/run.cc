@@ -13,8 +13,9 @@ namespace nvmesim::python {
 namespace {
 
 // Returns (results text, info) where the text is exactly what `nvmesim run -o` writes.
-py::tuple run(const LoadedScenario& loaded, const py::object& progress) {
+py::tuple run(const LoadedScenario& loaded, const py::object& progress, unsigned threads) {
   RunOptions opts;
+  opts.threads = threads;
   // Captures a pointer, not the py::object: the std::function may be copied or destroyed
   // while the lock is released, and a Python reference must not be touched then.
   const py::object* callback = progress.is_none() ? nullptr : &progress;
@@ -33,15 +34,18 @@ py::tuple run(const LoadedScenario& loaded, const py::object& progress) {
   info_dict["wall_seconds"] = info.wall_seconds;
   info_dict["events"] = info.events;
   info_dict["ios"] = info.ios;
+  info_dict["partitions"] = info.partitions;
+  info_dict["threads"] = info.threads;
   return py::make_tuple(text, info_dict);
 }
 
 }  // namespace
 
 void init_run(py::module_& m) {
-  m.def("run", &run, py::arg("loaded"), py::arg("progress") = py::none(),
+  m.def("run", &run, py::arg("loaded"), py::arg("progress") = py::none(), py::arg("threads") = 0u,
         "Runs a LoadedScenario; returns (results JSON text, info dict with wall_seconds, "
-        "events, ios). progress(fraction) is called now and then if given.");
+        "events, ios, partitions, threads). progress(fraction) is called now and then if given; "
+        "threads (0: the machine's cores) simulate independent partitions side by side.");
 }
 
 }  // namespace nvmesim::python

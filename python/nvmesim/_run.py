@@ -20,7 +20,7 @@ def load(scenario, overrides=None, seed=None, base_dir=None, **kwargs):
     return json.loads(_load(source, pairs, seed).resolved)
 
 
-def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, **kwargs):
+def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threads=None, **kwargs):
     """Runs one simulation and returns its :class:`Result`.
 
     Args:
@@ -36,6 +36,9 @@ def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, **kwa
         base_dir: directory for relative profile file names (default: the scenario
             file's directory, or the shipped scenarios for a dict).
         progress: optional callable taking the fraction of simulated time done.
+        threads: threads for a scenario whose drives, queues, jobs and cores form
+            independent partitions (``nvmesim run --threads``); None: the machine's
+            cores. The results do not depend on it.
         **kwargs: more overrides, with ``__`` or ``.`` between path components:
             ``policy__name="poll"``, ``jobs__0__iodepth=64``, ``duration_us=2000``.
 
@@ -44,14 +47,18 @@ def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, **kwa
 
     Raises:
         ScenarioError: the scenario or an override is invalid (``.path``, ``.message``).
+        ValueError: ``threads`` is not an integer from 1 to 1024.
 
     The interpreter lock is released while the simulation runs, so several threads can
     run simulations at the same time. Ctrl-C stops a run with KeyboardInterrupt.
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= 1024):
+        raise ValueError(f"threads: must be an integer from 1 to 1024, got {threads!r}")
     source = make_source(scenario, base_dir)
     pairs = expand_wildcards(source, normalize_overrides(overrides, kwargs))
     loaded = _load(source, pairs, seed)
-    text, info = _core.run(loaded, progress)
+    text, info = _core.run(loaded, progress, threads or 0)
     return Result(text, info)
 
 

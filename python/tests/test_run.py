@@ -156,6 +156,21 @@ def test_progress_callback(short):
     assert seen and all(0.0 <= f <= 1.0 for f in seen)
 
 
+def test_threads_leave_the_results_alone(short):
+    # The default scenario is four independent partitions.
+    one = nvmesim.run("default", threads=1, **short)
+    two = nvmesim.run("default", threads=2, **short)
+    assert one.info["partitions"] == 4
+    assert (one.info["threads"], two.info["threads"]) == (1, 2)
+    assert two.to_json() == one.to_json()  # byte for byte
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1025, 1.5, "2", True])
+def test_bad_threads_raise(short, threads):
+    with pytest.raises(ValueError, match="threads: must be an integer from 1 to 1024"):
+        nvmesim.run("default", threads=threads, **short)
+
+
 def test_import_without_environment(tmp_path):
     """After the set-up (cmake --install <build> --component python), the system
     interpreter finds nvmesim with no environment variables."""

@@ -216,6 +216,32 @@ TEST(Cli, SeedsAboveTwoToTheSixtyThreeGiveDifferentRuns) {
   EXPECT_NE(ta.substr(ta.find("\"aggregate\"")), tb.substr(tb.find("\"aggregate\"")));
 }
 
+// The default scenario is four independent partitions (a drive, its jobs and their cores):
+// the results file is the same whichever number of threads simulates them.
+TEST(Cli, ThreadsDoNotChangeTheResultsFile) {
+  const std::string run = "run " + scenario() + " --set duration_us=2000 --set warmup_us=1000 -q ";
+  std::vector<std::string> texts;
+  for (const char* n : {"1", "2", "4"}) {
+    auto path = std::filesystem::temp_directory_path() / (std::string("nvmesim_cli_threads_") + n + ".json");
+    Outcome o = cli(run + "--threads " + n + " -o " + path.string());
+    ASSERT_EQ(o.code, 0) << o.out;
+    EXPECT_NE(o.out.find("4 partition(s)"), std::string::npos) << o.out;
+    std::ifstream in(path);
+    texts.emplace_back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(texts[0].size(), 1000u);
+  EXPECT_EQ(texts[1], texts[0]);
+  EXPECT_EQ(texts[2], texts[0]);
+}
+
+TEST(Cli, BadThreadsExitTwoNamingTheOption) {
+  for (const char* bad : {"0", "-1", "abc", "1025", "1.5"}) {
+    Outcome o = cli("run " + scenario() + " --set duration_us=100 -q --threads " + bad);
+    EXPECT_EQ(o.code, 2) << bad << ": " << o.out;
+    EXPECT_NE(o.out.find("--threads: must be an integer from 1 to 1024"), std::string::npos) << o.out;
+  }
+}
+
 TEST(Cli, MissingAndMalformedFilesExitTwo) {
   Outcome o = cli("run /nonexistent/scenario.json");
   EXPECT_EQ(o.code, 2);
