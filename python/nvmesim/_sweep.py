@@ -6,6 +6,7 @@ give identical DataFrames; rows are in grid order whatever order the runs finish
 """
 
 import concurrent.futures as cf
+import functools
 import itertools
 import math
 import multiprocessing
@@ -36,8 +37,10 @@ METRIC_COLUMNS = (
 )
 
 
-def _run_task(task):
+def _run_task(task, threads=0):
     """Runs one sweep point in whatever process gets it; never raises for a bad point.
+
+    ``threads`` is the run's thread count (0: the machine's cores, for a serial sweep).
 
     ``task`` is ``(index, source, assignment strings, seed)``. Returns
     ``(index, seed, metrics or None, error string or None)``.
@@ -51,7 +54,7 @@ def _run_task(task):
             loaded = _core.load_json(payload, base, strings, seed)
         else:
             loaded = _core.load_file(payload, base, strings, seed)
-        text, _info = _core.run(loaded, None)
+        text, _info = _core.run(loaded, None, threads)
         result = Result(text)
         return index, result.seed, result.metrics(), None
     except ScenarioError as exc:
@@ -255,7 +258,10 @@ def _run_processes(workers, tasks, outcomes, bar):
     context = multiprocessing.get_context("forkserver")
     pool = cf.ProcessPoolExecutor(max_workers=min(workers, len(tasks) or 1),
                                   mp_context=context, initializer=_ignore_sigint)
-    futures = {pool.submit(_run_task, t): t for t in tasks}
+    # The sweep is parallel across points: one thread per run, so N workers use N cores
+    # (a run's results do not depend on its thread count).
+    run_one = functools.partial(_run_task, threads=1)
+    futures = {pool.submit(run_one, t): t for t in tasks}
     try:
         for future in cf.as_completed(futures):
             _record(outcomes, _outcome(future, futures[future]), bar)
@@ -279,7 +285,9 @@ def _run_dask(client, tasks, outcomes, bar):
     from distributed import as_completed
 
     prefix = f"nvmesim-run-{uuid.uuid4().hex[:12]}"
-    futures = client.map(_run_task, tasks, pure=False, key=[f"{prefix}-{t[0]}" for t in tasks])
+    # One thread per run: Dask's workers already share out the cores.
+    futures = client.map(functools.partial(_run_task, threads=1), tasks, pure=False,
+                         key=[f"{prefix}-{t[0]}" for t in tasks])
     by_key = {f.key: t for f, t in zip(futures, tasks)}
     try:
         for future in as_completed(futures):
