@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "tests/core/job_specs.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {
@@ -15,13 +16,7 @@ namespace {
 
 const policy::PolicyInfo& irq() { return *policy::find_policy("irq"); }
 
-JobSpec job(uint32_t numjobs, std::vector<uint32_t> cpus, std::vector<uint32_t> drives) {
-  JobSpec j;
-  j.numjobs = numjobs;
-  j.cpus_allowed = std::move(cpus);
-  j.drives = std::move(drives);
-  return j;
-}
+using testing::job;
 
 // Each drive has one queue per core (queue c's vector on core c), as the simulator builds.
 std::vector<DriveShape> drives(uint32_t n, uint32_t cores) { return std::vector<DriveShape>(n, {cores, {cores, false}}); }

@@ -6,18 +6,14 @@
 
 #include <vector>
 
+#include "tests/core/job_specs.h"
+
 namespace nvmesim {
 namespace {
 
 const policy::PolicyInfo& info(const char* name) { return *policy::find_policy(name); }
 
-JobSpec job(uint32_t numjobs, std::vector<uint32_t> cpus, std::vector<uint32_t> drives) {
-  JobSpec j;
-  j.numjobs = numjobs;
-  j.cpus_allowed = std::move(cpus);
-  j.drives = std::move(drives);
-  return j;
-}
+using testing::job;
 
 TEST(Topology, CoresAreSpreadEvenlyOverQueuesAndEachVectorGoesToItsFirstCore) {
   std::vector<DriveShape> drives{{2, {2, false}}};
