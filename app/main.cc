@@ -286,6 +286,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
   nvmesim::RunOptions ropts;
   if (replay) ropts.replay = &*replay;
   if (!a.threads.empty()) ropts.threads = static_cast<unsigned>(*parse_threads(a.threads));
+  ropts.memory_limit = opts.memory_limit;
   if (auto e = outputs.open(a, ropts)) return input_error(*e);
   set_trace_limits(a, ls, opts, ropts);
   ProgressLine progress;

@@ -37,6 +37,9 @@ struct RunOptions {
   // Threads for a scenario of independent partitions (models/partition.h); 0: the
   // machine's cores. The results do not depend on it.
   unsigned threads = 0;
+  // The memory limit the scenario was loaded against (--memory-limit). Each partition's
+  // System holds the whole machine's state, so no more run at once than fit under it.
+  uint64_t memory_limit = limits::kDefaultMemoryLimitBytes;
 };
 
 struct RunInfo {

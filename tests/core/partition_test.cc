@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "app/memory_estimate.h"
 #include "tests/core/job_specs.h"
 #include "tests/core/sim_helpers.h"
 
@@ -139,6 +140,24 @@ TEST(PartitionedRun, ResultsAreByteIdenticalForAnyNumberOfThreads) {
     EXPECT_EQ(run_with(ls, n, &info), one) << n << " threads";
     EXPECT_EQ(info.threads, std::min(n, 4u));
   }
+}
+
+// Each partition's System holds the whole machine's state: a memory limit that fits one
+// System (the loader's check) but not two runs the partitions one at a time, same results.
+TEST(PartitionedRun, NoMoreSystemsAtOnceThanTheMemoryLimitHolds) {
+  const LoadedScenario ls = default_short();
+  const uint64_t one_system = estimate_memory(ls.scenario, false, false).total();
+  RunOptions o;
+  o.threads = 4;
+  o.memory_limit = one_system + one_system / 2;
+  RunInfo info;
+  const std::string tight = dump_results(run_scenario(ls, o, &info));
+  EXPECT_EQ(info.partitions, 4u);
+  EXPECT_EQ(info.threads, 1u);
+  o.memory_limit = 2 * one_system;
+  EXPECT_EQ(dump_results(run_scenario(ls, o, &info)), tight);
+  EXPECT_EQ(info.threads, 2u);
+  EXPECT_EQ(run_with(ls, 4), tight);
 }
 
 // The whole machine as one System (a trace forces it) measures what the partitions do.
