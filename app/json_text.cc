@@ -61,16 +61,64 @@ bool json_depth_exceeds(const json& doc, int max_depth) {
   return false;
 }
 
+// Well-formed UTF-8 as Unicode's table 3-7 defines it (no overlong forms, no surrogates,
+// nothing past U+10FFFF): the same set nlohmann's encoder accepts (its DFA implements that
+// table; input_safety_test checks the two agree). Written out rather than calling dump()
+// on a copy, which allocated twice per string and was half of a scenario load.
 bool valid_utf8(const std::string& s) {
-  try {
-    (void)json(s).dump();
-    return true;
-  } catch (const json::type_error&) {
-    return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  auto cont = [&](const unsigned char* q, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return q < end && *q >= lo && *q <= hi;
+  };
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) { ++p; continue; }
+    if (c >= 0xC2 && c <= 0xDF) {
+      if (!cont(p + 1)) return false;
+      p += 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      const unsigned char lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+      if (!cont(p + 1, lo, hi) || !cont(p + 2)) return false;
+      p += 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      const unsigned char lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+      if (!cont(p + 1, lo, hi) || !cont(p + 2) || !cont(p + 3)) return false;
+      p += 4;
+    } else {
+      return false;  // a continuation byte first, C0/C1 (overlong) or F5..FF
+    }
   }
+  return true;
 }
 
+namespace {
+
+// Whether every key and string in `doc` is valid UTF-8, without building paths: the
+// common case, so the walk that names the place runs only when something is wrong.
+bool all_utf8(const json& doc) {
+  std::vector<const json*> stack{&doc};
+  while (!stack.empty()) {
+    const json* v = stack.back();
+    stack.pop_back();
+    if (v->is_string()) {
+      if (!valid_utf8(v->get_ref<const std::string&>())) return false;
+    } else if (v->is_object()) {
+      for (auto it = v->begin(); it != v->end(); ++it) {
+        if (!valid_utf8(it.key())) return false;
+        stack.push_back(&it.value());
+      }
+    } else if (v->is_array()) {
+      for (const auto& child : *v) stack.push_back(&child);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<std::string> invalid_utf8_path(const json& doc) {
+  if (all_utf8(doc)) return std::nullopt;
   std::vector<std::pair<const json*, std::string>> stack{{&doc, ""}};
   while (!stack.empty()) {
     auto [v, path] = stack.back();

@@ -24,7 +24,7 @@ std::variant<nlohmann::json, JsonTextError> parse_json_text(const std::string& t
 // walked with an explicit stack.
 bool json_depth_exceeds(const nlohmann::json& doc, int max_depth);
 
-// Whether `s` is valid UTF-8 (as JSON text must be; nlohmann's encoder is the judge).
+// Whether `s` is well-formed UTF-8 (as JSON text must be), the set nlohmann's encoder accepts.
 bool valid_utf8(const std::string& s);
 
 // The JSON pointer of the first object key or string in `doc` that is not valid UTF-8

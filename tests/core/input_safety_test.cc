@@ -421,5 +421,41 @@ TEST(Utf8, ExcerptsOfBadBytesDoNotThrow) {
   EXPECT_TRUE(valid_utf8("plain"));
 }
 
+// valid_utf8 is written out; nlohmann's encoder is the reference it must agree with: every
+// one- and two-byte string, and three- and four-byte strings from a lead byte over the
+// continuation ranges' edges (every second byte for three), each also behind ASCII.
+TEST(Utf8, AgreesWithTheJsonEncoder) {
+  auto encoder_accepts = [](const std::string& s) {
+    try {
+      (void)json(s).dump();
+      return true;
+    } catch (const json::type_error&) {
+      return false;
+    }
+  };
+  int checked = 0, accepted = 0;
+  auto check = [&](const std::string& s) {
+    const bool ref = encoder_accepts(s);
+    ASSERT_EQ(valid_utf8(s), ref) << "bytes of length " << s.size();
+    ASSERT_EQ(valid_utf8("ab" + s), ref);
+    ++checked;
+    accepted += ref;
+  };
+  for (int a = 0; a < 256; ++a) {
+    check(std::string(1, char(a)));
+    for (int b = 0; b < 256; ++b) check({char(a), char(b)});
+  }
+  const int edges[] = {0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
+  for (int a = 0xC0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b)
+      for (int c : edges) check({char(a), char(b), char(c)});
+  for (int a = 0xF0; a < 256; ++a)
+    for (int b : edges)
+      for (int c : edges)
+        for (int d : edges) check({char(a), char(b), char(c), char(d)});
+  EXPECT_GT(checked, 200000);
+  EXPECT_GT(accepted, 20000);  // both sets are large, not two empty answers
+}
+
 }  // namespace
 }  // namespace nvmesim
