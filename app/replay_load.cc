@@ -219,6 +219,9 @@ class Loader {
       if (doorbell < submit) return at(rec->line, "doorbell_ns", "before submit_ns");
       if (posted && *posted < doorbell) return at(rec->line, "cqe_posted_ns", "before doorbell_ns");
       if (!inflight && seen < (posted ? *posted : doorbell)) return at(rec->line, "cqe_seen_ns", posted ? "before cqe_posted_ns" : "before doorbell_ns");
+      // An inflight row is written when the window closes, at t_ns: after what it records.
+      if (inflight && t < (posted ? *posted : doorbell))
+        return at(rec->line, "t_ns", posted ? "before cqe_posted_ns on an inflight row" : "before doorbell_ns on an inflight row");
       if (unit_done && !posted) return at(rec->line, "unit_done_ns", "given without cqe_posted_ns");
       if (unit_done && *unit_done < doorbell) return at(rec->line, "unit_done_ns", "before doorbell_ns");
       if (unit_done && *unit_done > *posted) return at(rec->line, "unit_done_ns", "after cqe_posted_ns");

@@ -47,8 +47,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // An inflight row (no CQE seen) not posted when its window closed is the device
       // model's to serve, not before the window's end; every other command has a device time.
       if (c.inflight && c.seen != nvmesim::Time::never()) std::abort();
+      // With --replay-service every command has a device time but an inflight row not yet
+      // posted, which waits for its window's close (t_ns: after its doorbell, or submit).
+      const nvmesim::Time rung = c.doorbell == nvmesim::Time::never() ? c.submit : c.doorbell;
       if (service && c.device_time < nvmesim::Duration::zero() &&
-          !(c.inflight && c.post_not_before > nvmesim::Time::zero()))
+          !(c.inflight && c.posted == nvmesim::Time::never() && c.post_not_before >= rung))
         std::abort();
       // unit_done_ns is checked to lie between the doorbell and the posting.
       if (service && c.known_ahead > c.device_time) std::abort();

@@ -311,6 +311,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadTrace{"doorbell_before_submit", kHeader + row(500, 1, 0, 30, 20, 30, 500),
                  "t.csv:2: column doorbell_ns: before submit_ns"},
         BadTrace{"short_row", kHeader + "cmd,500,1\n", "t.csv:2: expected 18 fields, got 3"},
+        // An inflight row is written at the window's close: not before what it records
+        // (found by replay_trace_fuzz: --replay-service gave it no time to wait for).
+        BadTrace{"inflight_before_its_doorbell", kHeader + "inflight,15,1,0,read,0,8,10,20,,,,,,,,,\n",
+                 "t.csv:2: column t_ns: before doorbell_ns on an inflight row"},
+        BadTrace{"inflight_before_its_posting", kHeader + "inflight,25,1,0,read,0,8,10,20,30,,,,,,,,\n",
+                 "t.csv:2: column t_ns: before cqe_posted_ns on an inflight row"},
         BadTrace{"unit_done_not_a_number", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,,x\n",
                  "t.csv:2: column unit_done_ns: expected an integer"},
         BadTrace{"unit_done_before_doorbell", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,,15\n",
