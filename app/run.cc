@@ -233,6 +233,7 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
 json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t partitions, const std::string& why,
                const RunOptions& opts, RunInfo* info) {
   System sys(sc, opts.replay);
+  sys.fold_empty_polls(opts.fold_empty_polls);
   // Both traces end by default 10 ms into the measured window. The Perfetto trace starts
   // with the measured window; the command trace at the run's start, so that a replay of it
   // has every command the recorded ones depended on. --trace-window sets both.
@@ -299,6 +300,7 @@ json run_partitioned(const LoadedScenario& loaded, const Scenario& sc, const Par
   std::vector<uint64_t> events(parts.size());
   run_parallel(parts.size(), threads, [&](std::size_t p, const ProgressFn& progress) {
     System sys(sc);
+    sys.fold_empty_polls(opts.fold_empty_polls);
     sys.limit_to(parts.parts()[p]);
     sys.run(progress);
     measured[p] = measured_by(sys);

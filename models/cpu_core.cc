@@ -18,6 +18,9 @@ void Core::push_front(Task& t) {
 
 void Core::make_runnable(Task& t) {
   if (t.queued) return;
+  // A folded polling segment stands for passes that nothing could interrupt; a task
+  // woken here meanwhile means the job was wrongly found to be alone on this core.
+  assert(!(running_ && running_->folded) && "a task woke on a core running folded polling passes");
   t.queued = true;
   push_back(t);
   if (in_begin_) {

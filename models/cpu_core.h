@@ -33,6 +33,7 @@ struct Task {
   bool woken = false;      // next segment pays a context switch
   bool timer_irq = false;  // a core's local timer interrupt (hard IRQ, index = core)
   bool ksoftirqd = false;  // an app-level task that runs softirq work (index: its core)
+  bool folded = false;     // its segment folds several polling passes: nothing else may run here meanwhile
   // The level its CPU time is counted in: ksoftirqd's work is softirq time.
   Context accounted() const { return ksoftirqd ? Context::softirq : context; }
   Duration remaining;

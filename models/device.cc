@@ -223,6 +223,19 @@ bool Device::post_due(uint32_t qid, Time by) {
   return true;
 }
 
+// The link moves the data in no less than its transfer time (link_transfer rounds its end up).
+Duration Device::read_post_delay(uint32_t bytes) const {
+  return profile_.cqe_post + Duration::ns(clamp_ps(ps_per_byte_ * bytes) / kPsPerNs);
+}
+
+Time Device::next_scheduled_cqe(uint32_t qid) const {
+  const SqState& q = queues_[qid];
+  Time next = Time::never();
+  if (!q.posts.empty()) next = q.posts.front().first;
+  if (!q.held.empty()) next = min(next, q.held.front().first);
+  return next;
+}
+
 void Device::on_cqe_post(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
   auto cid = static_cast<uint32_t>(arg);

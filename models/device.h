@@ -88,6 +88,15 @@ class Device {
   // Returns whether a CQE was written.
   bool post_due(uint32_t qid, Time by);
 
+  // When the next CQE of `qid` that the device has scheduled lands in host memory (its
+  // next posting, or a write held behind a message), or Time::never() if none is scheduled.
+  // A command whose unit is not done yet posts no earlier than cqe_post_delay() (a read:
+  // read_post_delay()) after its unit's end.
+  Time next_scheduled_cqe(uint32_t qid) const;
+  Duration cqe_post_delay() const { return profile_.cqe_post; }
+  // For a read of `bytes`, whose data crosses the link before its CQE: no less than that.
+  Duration read_post_delay(uint32_t bytes) const;
+
   // MSI-X table mask bit of a vector; unmasking with the pending bit set sends it.
   void set_vector_masked(uint32_t vector, bool masked);
   bool vector_masked(uint32_t vector) const { return vectors_[vector].masked; }

@@ -283,10 +283,10 @@ bool HostInterrupts::end_thread(HostQueue& q) {
 
 // ---- polling from the application ------------------------------------------------------
 
-Duration HostInterrupts::app_poll(HostQueue& q) {
+Duration HostInterrupts::app_poll(HostQueue& q, uint32_t& found) {
   q.reaper_cold = false;  // the polling loop keeps the completion path warm
   SimQueueEnv env(*kernel_, q, Context::app);
-  std::visit([&](auto& p) { p.on_app_poll(env); }, q.policy);
+  std::visit([&](auto& p) { found += p.on_app_poll(env); }, q.policy);
   return env.cost();
 }
 

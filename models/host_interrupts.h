@@ -36,8 +36,9 @@ class HostInterrupts {
   Duration begin_timer_irq(uint32_t core);
   bool end_timer_irq(uint32_t core);
   // One pass of the application's polling (io_uring IOPOLL) over a queue, inside the
-  // app's segment: its cost. Completions are handed over when that segment ends.
-  Duration app_poll(HostQueue& q);
+  // app's segment: its cost; `found` grows by the CQEs it consumed. Completions are handed
+  // over when that segment ends.
+  Duration app_poll(HostQueue& q, uint32_t& found);
 
  private:
   // One item of softirq work: its cost. `in_run`: taken by the softirq task's run (which

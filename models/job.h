@@ -25,6 +25,9 @@ struct Job {
   uint32_t core = 0;
   EngineCosts costs;
   bool polls = false;       // reaps by polling its queues (io_uring hipri on poll queues)
+  // Alone on its core with polled queues of its own: passes of its polling loop that are
+  // certain to find nothing fold into one segment (JobModel::fold_empty_passes).
+  bool folds_empty_polls = false;
 
   std::vector<uint32_t> queues;  // global queue per target drive
   uint32_t next_target = 0;

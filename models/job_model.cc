@@ -1,6 +1,9 @@
 #include "models/job_model.h"
 
 #include <algorithm>
+#include <variant>
+
+#include "models/empty_poll_skip.h"
 
 namespace nvmesim {
 
@@ -33,10 +36,40 @@ void JobModel::build(const Topology& topology, bool app_polls) {
     if (js.rate_iops > 0) j.mean_gap = Duration::ns(static_cast<int64_t>(1e9 / js.rate_iops));
     jobs.push_back(std::move(j));
   }
+  mark_folding();
   if (!m_.replay) return;
   for (Job& j : jobs) j.replays = true;
   const auto& cmds = m_.replay->commands;
   for (uint32_t c = 0; c < cmds.size(); ++c) jobs[cmds[c].job].replay_commands.push_back(c);
+}
+
+// A job may fold its empty polling passes when nothing but itself can ever run on its core
+// or touch its CQs: every queue it uses is polled by the poll policy and used by no other
+// job, no other job shares its core, no queue's interrupt lands there and no drive policy
+// runs (its monitors take cores and timers). Replays are left alone: a replayed device
+// knows postings ahead of their units (Device::cqe_visible_bound). The whole machine is
+// looked at, so a partition's System decides the same as the whole machine's.
+void JobModel::mark_folding() {
+  std::vector<Job>& jobs = *m_.jobs;
+  const auto& queues = *m_.queues;
+  if (m_.replay) return;
+  for (const HostDrive& d : *m_.drives)
+    if (d.policy) return;
+  const auto ncores = static_cast<uint32_t>(m_.cores->size());
+  std::vector<uint32_t> jobs_on_core(ncores, 0), users(queues.size(), 0);
+  std::vector<bool> vector_on_core(ncores, false);
+  for (const Job& j : jobs) {
+    ++jobs_on_core[j.core];
+    for (uint32_t gq : j.queues) ++users[gq];
+  }
+  for (const auto& q : queues)
+    if (!q->polled) vector_on_core[q->core] = true;
+  for (Job& j : jobs) {
+    bool ok = j.polls && jobs_on_core[j.core] == 1 && !vector_on_core[j.core] && !j.queues.empty();
+    for (uint32_t gq : j.queues)
+      ok = ok && users[gq] == 1 && std::holds_alternative<policy::PollPolicy>(queues[gq]->policy);
+    j.folds_empty_polls = ok;
+  }
 }
 
 void JobModel::start(std::span<const uint32_t> jobs) {
@@ -183,7 +216,13 @@ Duration JobModel::begin(Job& j) {
     // One pass of the IOPOLL loop over the job's queues, inside io_uring_enter.
     j.seg = Job::Segment::poll;
     if (!in_syscall) cost += j.costs.syscall;
-    for (uint32_t gq : j.queues) cost += m_.interrupts->app_poll(*(*m_.queues)[gq]);
+    uint32_t found = 0;
+    Duration pass;
+    for (uint32_t gq : j.queues) pass += m_.interrupts->app_poll(*(*m_.queues)[gq], found);
+    cost += pass;
+    // With no room to submit, nothing ready to reap and nothing found, the next pass is
+    // this one again, unless a CQE lands.
+    if (found == 0 && j.folds_empty_polls && j.inflight == js.iodepth) cost += fold_empty_passes(j, pass, cost);
     return cost;
   }
   j.seg = Job::Segment::block;
@@ -205,6 +244,7 @@ bool JobModel::end(Job& j) {
       reap(j);
       return true;
     case Job::Segment::poll:
+      j.task.folded = false;
       for (uint32_t gq : j.queues) m_.delivery->deliver(*(*m_.queues)[gq], Context::app);
       j.in_syscall = true;
       return true;
@@ -223,6 +263,38 @@ bool JobModel::end(Job& j) {
       break;
   }
   return false;
+}
+
+// The passes after this empty one (costing `pass` each, from the end of this one's
+// `first`) that are certain to find nothing join its segment (models/empty_poll_skip.h): a
+// CQE can land no earlier than its device says, and the window's boundaries read the
+// queues' counters. Their counts are added now, as each pass would have added its own.
+Duration JobModel::fold_empty_passes(Job& j, Duration pass, Duration first) {
+  if (!fold_empty_polls_) return Duration::zero();
+  const Time now = m_.eq->now();
+  const Time next = now + (*m_.cores)[j.core]->segment_overhead() + first;
+  // Postings the device has scheduled were scheduled before now: known. A command still in
+  // its unit posts no earlier than a CQE post delay from now (a read: after its data's
+  // transfer too), by an event not scheduled yet.
+  Time known = Time::never();
+  Duration post_delay = Duration::max();
+  const bool reads_only = j.spec->rw == RwMode::randread || j.spec->rw == RwMode::read;
+  for (uint32_t gq : j.queues) {
+    const HostQueue& q = *(*m_.queues)[gq];
+    const Device& dev = *(*m_.devices)[q.drive];
+    known = min(known, dev.next_scheduled_cqe(q.qid));
+    post_delay = min(post_delay, reads_only ? dev.read_post_delay(j.spec->bs) : dev.cqe_post_delay());
+  }
+  if (now < m_.observer->window_start()) known = min(known, m_.observer->window_start());
+  // The run's last instant: the final counters are read after it.
+  if (now >= m_.observer->window_end()) return Duration::zero();
+  known = min(known, m_.observer->window_end());
+  const Time unscheduled = now + post_delay;
+  const uint64_t k = foldable_empty_passes(next, pass, known, unscheduled);
+  if (k == 0) return Duration::zero();
+  for (uint32_t gq : j.queues) (*m_.queues)[gq]->counters.poll_empty += k;
+  j.task.folded = true;
+  return pass * static_cast<int64_t>(k);
 }
 
 // Completions handed to the job as task_work (io_uring without IOPOLL) are posted to its

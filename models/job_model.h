@@ -54,6 +54,9 @@ class JobModel {
 
   Duration begin(Job& j);
   bool end(Job& j);
+  // Folding of empty polling passes (on by default; results are the same either way, a
+  // test compares): off runs every pass as its own segment.
+  void set_fold_empty_polls(bool on) { fold_empty_polls_ = on; }
 
  private:
   static void on_arrival(void* self, uint64_t job);
@@ -63,8 +66,11 @@ class JobModel {
   void ring_doorbells(Job& j);
   void reap(Job& j);
   Duration run_task_work(Job& j);
+  void mark_folding();
+  Duration fold_empty_passes(Job& j, Duration pass, Duration first);
 
   Machine m_;
+  bool fold_empty_polls_ = true;
 };
 
 }  // namespace nvmesim
