@@ -40,8 +40,9 @@ struct RunOptions {
   // The memory limit the scenario was loaded against (--memory-limit). Each partition's
   // System holds the whole machine's state, so no more run at once than fit under it.
   uint64_t memory_limit = limits::kDefaultMemoryLimitBytes;
-  // Polling passes certain to find nothing run as one segment (models/empty_poll_skip.h);
-  // false runs each as its own, as a reference for tests: the results are the same.
+  // Polling passes certain to find nothing run as one segment (models/empty_poll_fold.h);
+  // false runs each as its own, as a reference for tests: the same figures (only the order
+  // of events due at the same nanosecond may differ).
   bool fold_empty_polls = true;
 };
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <variant>
 
-#include "models/empty_poll_skip.h"
+#include "models/empty_poll_fold.h"
 
 namespace nvmesim {
 
@@ -46,9 +46,9 @@ void JobModel::build(const Topology& topology, bool app_polls) {
 // A job may fold its empty polling passes when nothing but itself can ever run on its core
 // or touch its CQs: every queue it uses is polled by the poll policy and used by no other
 // job, no other job shares its core, no queue's interrupt lands there and no drive policy
-// runs (its monitors take cores and timers). Replays are left alone: a replayed device
-// knows postings ahead of their units (Device::cqe_visible_bound). The whole machine is
-// looked at, so a partition's System decides the same as the whole machine's.
+// runs (its monitors take cores and timers). Replays are left alone: a replayed command's
+// posting comes from its trace, not from a unit and the CQE post delay. The whole machine
+// is looked at, so a partition's System decides the same as the whole machine's.
 void JobModel::mark_folding() {
   std::vector<Job>& jobs = *m_.jobs;
   const auto& queues = *m_.queues;
@@ -266,7 +266,7 @@ bool JobModel::end(Job& j) {
 }
 
 // The passes after this empty one (costing `pass` each, from the end of this one's
-// `first`) that are certain to find nothing join its segment (models/empty_poll_skip.h): a
+// `first`) that are certain to find nothing join its segment (models/empty_poll_fold.h): a
 // CQE can land no earlier than its device says, and the window's boundaries read the
 // queues' counters. Their counts are added now, as each pass would have added its own.
 Duration JobModel::fold_empty_passes(Job& j, Duration pass, Duration first) {

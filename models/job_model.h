@@ -54,8 +54,8 @@ class JobModel {
 
   Duration begin(Job& j);
   bool end(Job& j);
-  // Folding of empty polling passes (on by default; results are the same either way, a
-  // test compares): off runs every pass as its own segment.
+  // Folding of empty polling passes (on by default, models/empty_poll_fold.h): off runs
+  // every pass as its own segment, as a reference for tests.
   void set_fold_empty_polls(bool on) { fold_empty_polls_ = on; }
 
  private:

@@ -52,8 +52,8 @@ class System {
   // Runs warm-up and the measured window. `progress` (may be empty) is called now and
   // then with the fraction of simulated time done.
   void run(const std::function<void(double)>& progress = {});
-  // Polling passes certain to find nothing fold into one segment (the default; the
-  // results are the same). Off: one segment per pass, as a reference for tests.
+  // Polling passes certain to find nothing fold into one segment (the default; see
+  // models/empty_poll_fold.h). Off: one segment per pass, as a reference for tests.
   void fold_empty_polls(bool on) { job_model_.set_fold_empty_polls(on); }
   // Records a Perfetto trace of the run into `trace` (call before run()).
   void enable_trace(sim::TraceRecorder* trace) { observer_.enable_trace(trace); }
