@@ -12,7 +12,15 @@ constexpr int64_t kHalf = kSub / 2;                              // 128
 constexpr std::size_t kBuckets = kSub + (63 - Histogram::kSubBits) * kHalf;
 }  // namespace
 
-Histogram::Histogram() : buckets_(kBuckets, 0) {}
+// To the end of the bucket's power-of-two range, at exactly that capacity: few
+// reallocations, and a histogram's size depends only on its largest value.
+void Histogram::grow_to(std::size_t bucket) {
+  assert(bucket < kBuckets);
+  const std::size_t half = static_cast<std::size_t>(kHalf);
+  const std::size_t n = std::min(kBuckets, (bucket / half + 1) * half);
+  buckets_.reserve(n);
+  buckets_.resize(n, 0);
+}
 
 std::size_t Histogram::bucket_of(int64_t v) {
   if (v < 0) v = 0;
@@ -41,7 +49,9 @@ int64_t Histogram::bucket_high(std::size_t b) {
 void Histogram::record_n(int64_t v, uint64_t n) {
   if (n == 0) return;
   if (v < 0) v = 0;
-  buckets_[bucket_of(v)] += n;
+  std::size_t b = bucket_of(v);
+  if (b >= buckets_.size()) grow_to(b);
+  buckets_[b] += n;
   if (count_ == 0 || v < min_) min_ = v;
   if (count_ == 0 || v > max_) max_ = v;
   count_ += n;
@@ -50,7 +60,8 @@ void Histogram::record_n(int64_t v, uint64_t n) {
 
 void Histogram::merge(const Histogram& o) {
   if (o.count_ == 0) return;
-  for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += o.buckets_[i];
+  if (o.buckets_.size() > buckets_.size()) grow_to(o.buckets_.size() - 1);
+  for (std::size_t i = 0; i < o.buckets_.size(); ++i) buckets_[i] += o.buckets_[i];
   if (count_ == 0 || o.min_ < min_) min_ = o.min_;
   if (count_ == 0 || o.max_ > max_) max_ = o.max_;
   count_ += o.count_;

@@ -56,5 +56,43 @@ TEST(Histogram, MergeEqualsRecordingIntoOne) {
   EXPECT_EQ(a.mean(), both.mean());
 }
 
+// Buckets are allocated up to the largest value recorded: merging a histogram with larger
+// values into one with smaller ones (and the reverse) must give what one histogram that
+// saw everything gives, in every bucket the CDF shows.
+TEST(Histogram, MergeAcrossDifferentRangesEqualsRecordingIntoOne) {
+  Histogram small, large, both;
+  for (int i = 1; i <= 500; ++i) {
+    small.record(i);                    // exact buckets only
+    large.record(int64_t{1} << (i % 40));  // up to 2^39 ns
+    both.record(i);
+    both.record(int64_t{1} << (i % 40));
+  }
+  Histogram small_then_large = small, large_then_small = large;
+  small_then_large.merge(large);
+  large_then_small.merge(small);
+  EXPECT_EQ(small_then_large.cdf(), both.cdf());
+  EXPECT_EQ(large_then_small.cdf(), both.cdf());
+  EXPECT_EQ(small_then_large.quantile(0.5), both.quantile(0.5));
+  EXPECT_EQ(large_then_small.max(), both.max());
+}
+
+TEST(Histogram, AnEmptyHistogramHoldsNoBucketsAndGrowsWithItsLargestValue) {
+  Histogram h;
+  EXPECT_EQ(h.heap_bytes(), 0u);
+  EXPECT_EQ(h.quantile(0.99), 0);
+  EXPECT_TRUE(h.cdf().empty());
+  h.record(100'000);  // 100 us: 11 KB of buckets, not the 58 KB of the whole range
+  const std::size_t at_100us = h.heap_bytes();
+  EXPECT_GT(at_100us, 0u);
+  EXPECT_LT(at_100us, 16u * 1024);
+  h.record(50'000);   // smaller: no growth
+  EXPECT_EQ(h.heap_bytes(), at_100us);
+  h.record(int64_t{1} << 62);
+  EXPECT_EQ(h.quantile(1.0), int64_t{1} << 62);
+  h.clear();
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_EQ(h.quantile(0.5), 0);
+}
+
 }  // namespace
 }  // namespace nvmesim::sim
