@@ -1,17 +1,23 @@
 // The pending-event set of one simulation: events ordered by (time, seq) and nothing
 // else, so equal-time events run in the order they were scheduled. Events are plain
 // values (a handler, its context and one word of argument): scheduling never allocates
-// once the heap has grown, and dispatch is one indirect call, not a virtual.
+// once the buckets have grown, and dispatch is one indirect call, not a virtual.
 // Cancellation is lazy: owners keep a generation number in `arg` and ignore stale events.
 //
-// Layout for speed (docs/performance.md): the cost of the loop is the heap's memory
-// traffic, so a pending event is 24 bytes -- time, sequence number with the handler's id
-// in its low bits, argument -- and the (handler, context) pairs, a few per model object,
-// live once in a table. An event that goes before every pending one (scheduled for now
-// with nothing else due) waits in a one-event slot in front of the heap and never
-// enters it. Neither changes the order in which events run.
+// Layout for speed (docs/performance.md): a pending event is 24 bytes -- time, sequence
+// number with the handler's id in its low bits, argument -- and the (handler, context)
+// pairs, a few per model object, live once in a table. The set is a radix heap: simulated
+// time never goes back, so an event is filed by the highest bit in which its time differs
+// from the last time taken out (`base_`), and only the lowest non-empty bucket is ever
+// sorted out, when the one below it is empty. Pushing is a bit scan and an append; an
+// event moves down a few buckets in its life, in sequential copies, where a heap paid a
+// chain of dependent compares on every pop (a third of the run's time). Events due at
+// the base time wait in bucket 0, a small heap on the sequence number.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <vector>
@@ -29,6 +35,42 @@ struct Event {
   uint64_t arg;
 };
 
+// An unordered bucket of events: a growable array whose append is inline and whose
+// growth is not (std::vector's push_back was not inlined in the settle loop).
+class EventBucket {
+ public:
+  EventBucket() = default;
+  EventBucket(const EventBucket&) = delete;
+  EventBucket& operator=(const EventBucket&) = delete;
+  ~EventBucket() { delete[] data_; }
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  Event* begin() { return data_; }
+  Event* end() { return data_ + size_; }
+  const Event* begin() const { return data_; }
+  const Event* end() const { return data_ + size_; }
+  Event& back() { return data_[size_ - 1]; }
+  void push_back(const Event& e) {
+    if (size_ == cap_) grow();
+    data_[size_++] = e;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const std::size_t cap = cap_ ? 2 * cap_ : 16;
+    auto* d = new Event[cap];
+    std::copy(data_, data_ + size_, d);
+    delete[] data_;
+    data_ = d;
+    cap_ = cap;
+  }
+  Event* data_ = nullptr;
+  std::size_t size_ = 0, cap_ = 0;
+};
+
 class EventQueue {
  public:
   static constexpr int kHandlerBits = 16;  // (handler, context) pairs per simulation
@@ -37,12 +79,14 @@ class EventQueue {
   EventQueue() { slots_.assign(kSlots, 0); }
 
   Time now() const { return now_; }
-  bool empty() const { return !has_front_ && heap_.empty(); }
-  std::size_t size() const { return heap_.size() + (has_front_ ? 1 : 0); }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   uint64_t dispatched() const { return dispatched_; }
+  // The earliest pending time (Time::never() when none): a scan of one bucket at most.
   Time next_time() const {
-    if (has_front_) return Time::from_ns(static_cast<int64_t>(front_.time));
-    return heap_.empty() ? Time::never() : Time::from_ns(static_cast<int64_t>(heap_.front().time));
+    if (size_ == 0) return Time::never();
+    if (!buckets_[0].empty()) return Time::from_ns(static_cast<int64_t>(base_));
+    return Time::from_ns(static_cast<int64_t>(earliest(buckets_[static_cast<std::size_t>(std::countr_zero(occupied_) + 1)])));
   }
 
   void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
@@ -55,16 +99,11 @@ class EventQueue {
   }
   void schedule_taken(Time t, uint64_t seq, Handler fn, void* ctx, uint64_t arg = 0) {
     assert(t >= now_ && "events cannot be scheduled in the past");
-    Event e{static_cast<uint64_t>(t.ns()), (seq << kHandlerBits) | handler_id(fn, ctx), arg};
-    if (has_front_) {
-      if (before(e, front_)) std::swap(e, front_);
-      push(e);
-    } else if (heap_.empty() || before(e, heap_.front())) {
-      front_ = e;
-      has_front_ = true;
-    } else {
-      push(e);
-    }
+    const Event e{static_cast<uint64_t>(t.ns()), (seq << kHandlerBits) | handler_id(fn, ctx), arg};
+    // Only after run_until stopped short of a later event can the base be past now.
+    if (e.time < base_) rebase(e.time);
+    insert(e);
+    ++size_;
   }
   void schedule_in(Duration d, Handler fn, void* ctx, uint64_t arg = 0) {
     schedule(now_ + d, fn, ctx, arg);
@@ -72,33 +111,18 @@ class EventQueue {
 
   // Runs the earliest event; returns false when none is left.
   bool step() {
-    Event ev;
-    if (has_front_) {
-      ev = front_;
-      has_front_ = false;
-    } else if (!heap_.empty()) {
-      ev = heap_.front();
-      pop_front();
-    } else {
-      return false;
-    }
-    now_ = Time::from_ns(static_cast<int64_t>(ev.time));
-    ++dispatched_;
-    const Target& h = handlers_[ev.seq_hid & kHandlerMask];
-    h.fn(h.ctx, ev.arg);
+    if (size_ == 0) return false;
+    dispatch(take_min());
     return true;
   }
 
   // Runs every event with time <= end, then sets the clock to end.
   void run_until(Time end) {
     const auto end_ns = static_cast<uint64_t>(end.ns());
-    for (;;) {
-      if (has_front_) {
-        if (front_.time > end_ns) break;
-      } else if (heap_.empty() || heap_.front().time > end_ns) {
-        break;
-      }
-      step();
+    while (size_ != 0) {
+      if (buckets_[0].empty()) settle();
+      if (base_ > end_ns) break;  // bucket 0 holds the earliest events, all at base_
+      dispatch(take_min());
     }
     if (now_ < end) now_ = end;
   }
@@ -109,11 +133,14 @@ class EventQueue {
     void* ctx;
   };
   static constexpr std::size_t kSlots = 1024;  // hash table of handler ids, power of two
+  static constexpr int kBuckets = 65;          // 0: at base_; k: highest differing bit k-1
 
-  // (time, seq) as one 128-bit number: one compare-and-borrow, no branch.
-  using Key = unsigned __int128;
-  static Key key(const Event& e) { return (static_cast<Key>(e.time) << 64) | e.seq_hid; }
-  static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
+  void dispatch(const Event& ev) {
+    now_ = Time::from_ns(static_cast<int64_t>(ev.time));
+    ++dispatched_;
+    const Target& h = handlers_[ev.seq_hid & kHandlerMask];
+    h.fn(h.ctx, ev.arg);
+  }
 
   // The id of (fn, ctx), registered on first use; an open-addressing table keeps the
   // look-up to a hash and a compare or two.
@@ -146,64 +173,64 @@ class EventQueue {
     }
   }
 
-  // A 4-ary heap: shallower than binary, and a node's children share a cache line or two.
-  void push(const Event& e) {
-    std::size_t i = heap_.size();
-    heap_.push_back(e);
-    while (i > 0) {
-      std::size_t parent = (i - 1) / 4;
-      if (!before(e, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
+  // Bucket 0 is a min-heap on seq_hid (all its events are due at base_, and the sequence
+  // number alone orders them); the others are unordered.
+  static bool later_seq(const Event& a, const Event& b) { return a.seq_hid > b.seq_hid; }
+  static int bucket_of(uint64_t t, uint64_t base) { return t == base ? 0 : 64 - std::countl_zero(t ^ base); }
+
+  void insert(const Event& e) {
+    const int k = bucket_of(e.time, base_);
+    if (k == 0) {
+      EventBucket& b0 = buckets_[0];
+      b0.push_back(e);
+      if (b0.size() > 1) std::push_heap(b0.begin(), b0.end(), &later_seq);
+    } else {
+      buckets_[static_cast<std::size_t>(k)].push_back(e);
+      occupied_ |= uint64_t{1} << (k - 1);
     }
-    heap_[i] = e;
   }
-  // Removes the root: Floyd's bottom-up variant. The hole walks down to a leaf along the
-  // smaller children (a branch-free choice among four: the comparisons are coin flips a
-  // predictor cannot learn), then the last event rises from there -- usually not far,
-  // since it came from the bottom.
-  void pop_front() {
-    const Event last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n == 0) return;
-    Event* h = heap_.data();
-    std::size_t i = 0;
-    for (;;) {
-      const std::size_t first = 4 * i + 1;
-      if (first + 4 <= n) {
-        // A tournament: the two pairs are independent, so their compares overlap, and
-        // only indexes are selected (arithmetic on the compare results, no branch).
-        const Event* c = h + first;
-        const std::size_t w01 = first + static_cast<std::size_t>(key(c[1]) < key(c[0]));
-        const std::size_t w23 = first + 2 + static_cast<std::size_t>(key(c[3]) < key(c[2]));
-        const std::size_t best = key(h[w23]) < key(h[w01]) ? w23 : w01;
-        h[i] = h[best];
-        i = best;
-      } else {
-        if (first < n) {
-          std::size_t best = first;
-          for (std::size_t c = first + 1; c < n; ++c)
-            if (key(h[c]) < key(h[best])) best = c;
-          h[i] = h[best];
-          i = best;
-        }
-        break;
-      }
+  // Bucket 0 is empty and some other is not: move the base to the earliest time of the
+  // lowest non-empty bucket and file that bucket's events again, each in a lower one.
+  static uint64_t earliest(const EventBucket& b) {
+    uint64_t m = UINT64_MAX;
+    for (const Event& e : b) m = e.time < m ? e.time : m;
+    return m;
+  }
+  void settle() {
+    const int k = std::countr_zero(occupied_) + 1;
+    EventBucket& from = buckets_[static_cast<std::size_t>(k)];
+    base_ = earliest(from);
+    occupied_ &= ~(uint64_t{1} << (k - 1));
+    for (const Event& e : from) insert(e);
+    from.clear();
+  }
+  Event take_min() {
+    if (buckets_[0].empty()) settle();
+    EventBucket& b0 = buckets_[0];
+    if (b0.size() > 1) std::pop_heap(b0.begin(), b0.end(), &later_seq);
+    const Event e = b0.back();
+    b0.pop_back();
+    --size_;
+    return e;
+  }
+  // An event earlier than the base (only after run_until stopped short, with the base on
+  // the next event past the end): file everything again from the new, lower base.
+  void rebase(uint64_t t) {
+    std::vector<Event> all;
+    all.reserve(size_);
+    for (auto& b : buckets_) {
+      all.insert(all.end(), b.begin(), b.end());
+      b.clear();
     }
-    const Key lk = key(last);
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 4;
-      if (!(lk < key(h[parent]))) break;
-      h[i] = h[parent];
-      i = parent;
-    }
-    h[i] = last;
+    occupied_ = 0;
+    base_ = t;
+    for (const Event& e : all) insert(e);
   }
 
-  std::vector<Event> heap_;
-  Event front_{};
-  bool has_front_ = false;  // front_ holds an event earlier than every one in heap_
+  std::array<EventBucket, kBuckets> buckets_;
+  uint64_t occupied_ = 0;  // bit k-1 set: bucket k (k >= 1) holds events
+  uint64_t base_ = 0;      // every pending time is >= base_; bucket 0 holds those == base_
+  std::size_t size_ = 0;
   std::vector<Target> handlers_;
   std::vector<uint32_t> slots_;  // id + 1 of a handler, 0 empty
   Time now_ = Time::zero();

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 #include <vector>
 
 namespace nvmesim::sim {
@@ -67,7 +69,7 @@ TEST(EventQueue, RunUntilLeavesLaterEventsPending) {
 }
 
 // Many (handler, context) pairs (the table grows) and a scrambled mix of times, some
-// scheduled for now from inside handlers (the slot in front of the heap): the order is
+// scheduled for now from inside handlers (bucket 0 of the radix heap): the order is
 // exactly (time, scheduling order), as a stable sort of the same events gives it.
 struct Ctx {
   std::vector<std::pair<int64_t, uint64_t>>* seen;
@@ -148,6 +150,82 @@ TEST(EventQueue, AnEventScheduledWithATakenSequenceNumberRunsWhereItWouldHave) {
   eq.run_until(Time::from_ns(30));
   const std::vector<std::pair<int64_t, uint64_t>> want = {{20, 0}, {20, 1}, {20, 2}};
   EXPECT_EQ(log.seen, want);
+}
+
+// The radix heap against a plain ordered set of (time, seq), on the shapes a simulation
+// makes: handlers schedule at now, a little later and much later (up to ~2^40 ns, so every
+// bucket is used), some with sequence numbers taken earlier; run_until stops between
+// events and more are scheduled between the windows, before the next pending one (the
+// base is then past now and must move back).
+struct Model {
+  EventQueue eq;
+  std::set<std::tuple<int64_t, uint64_t, uint64_t>> want;  // (time, seq, arg) pending
+  std::vector<std::pair<int64_t, uint64_t>> seen;
+  uint64_t out_of_order = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> taken;          // (seq, arg) held back
+  uint64_t x = 88172645463325252ull, next_arg = 0, next_seq = 0;
+  uint64_t rnd() { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; }
+  int64_t delay() {
+    switch (rnd() % 6) {
+      case 0: return 0;
+      case 1: return static_cast<int64_t>(rnd() % 8);
+      case 2: return static_cast<int64_t>(rnd() % 2000);
+      case 3: return static_cast<int64_t>(rnd() % 200'000);
+      case 4: return static_cast<int64_t>(rnd() % (int64_t{1} << 40));
+      default: return static_cast<int64_t>(rnd() % 70'000);
+    }
+  }
+  // The set holds exactly what is pending, so the event that runs must be its first.
+  static void fire(void* ctx, uint64_t arg) {
+    auto* m = static_cast<Model*>(ctx);
+    m->seen.emplace_back(m->eq.now().ns(), arg);
+    const auto first = m->want.begin();
+    if (first == m->want.end() || std::get<0>(*first) != m->eq.now().ns() || std::get<2>(*first) != arg)
+      ++m->out_of_order;
+    else
+      m->want.erase(first);
+    const uint64_t n = m->rnd() % 3;  // 0, 1 or 2 children
+    for (uint64_t i = 0; i < n && m->next_arg < 60'000; ++i) m->add(m->eq.now().ns() + m->delay());
+    if (m->rnd() % 7 == 0 && m->next_arg < 60'000) {  // hold a sequence number back...
+      m->taken.emplace_back(m->eq.take_seq(), m->next_arg++);
+      ++m->next_seq;
+    }
+    if (!m->taken.empty() && m->rnd() % 5 == 0) {  // ...and use one later
+      auto [seq, a] = m->taken.back();
+      m->taken.pop_back();
+      const int64_t t = m->eq.now().ns() + m->delay();
+      m->eq.schedule_taken(Time::from_ns(t), seq, &fire, m, a);
+      m->want.emplace(t, seq, a);
+    }
+  }
+  void add(int64_t t) {
+    const uint64_t a = next_arg++;
+    eq.schedule(Time::from_ns(t), &fire, this, a);
+    want.emplace(t, next_seq++, a);
+  }
+};
+
+TEST(EventQueue, RadixHeapRunsEventsInTheOrderOfAnOrderedSet) {
+  Model m;
+  for (int i = 0; i < 200; ++i) m.add(static_cast<int64_t>(m.rnd() % 100'000));
+  int64_t end = 0;
+  for (int w = 0; w < 400 && !m.eq.empty(); ++w) {
+    end += static_cast<int64_t>(m.rnd() % 50'000'000);
+    m.eq.run_until(Time::from_ns(end));
+    ASSERT_EQ(m.out_of_order, 0u) << "window " << w;
+    ASSERT_EQ(m.eq.size(), m.want.size());
+    if (!m.want.empty()) {
+      ASSERT_GT(std::get<0>(*m.want.begin()), end);
+      ASSERT_EQ(m.eq.next_time().ns(), std::get<0>(*m.want.begin()));
+    }
+    // Between windows: events at the window's end and just after it, before the next
+    // pending one.
+    if (m.next_arg < 60'000) {
+      m.add(end);
+      m.add(end + static_cast<int64_t>(m.rnd() % 16));
+    }
+  }
+  EXPECT_GT(m.seen.size(), 10'000u);
 }
 
 }  // namespace
