@@ -36,7 +36,8 @@ struct Event {
 };
 
 // An unordered bucket of events: a growable array whose append is inline and whose
-// growth is not (std::vector's push_back was not inlined in the settle loop).
+// growth is not (std::vector's push_back was not inlined in the settle loop), and which
+// keeps its earliest time, so sorting a bucket out needs one pass over it, not two.
 class EventBucket {
  public:
   EventBucket() = default;
@@ -51,12 +52,17 @@ class EventBucket {
   const Event* begin() const { return data_; }
   const Event* end() const { return data_ + size_; }
   Event& back() { return data_[size_ - 1]; }
+  uint64_t earliest() const { return earliest_; }  // UINT64_MAX when empty
   void push_back(const Event& e) {
     if (size_ == cap_) grow();
     data_[size_++] = e;
+    earliest_ = e.time < earliest_ ? e.time : earliest_;
   }
-  void pop_back() { --size_; }
-  void clear() { size_ = 0; }
+  void pop_back() { --size_; }  // bucket 0 only, whose earliest() is not used
+  void clear() {
+    size_ = 0;
+    earliest_ = UINT64_MAX;
+  }
 
  private:
   [[gnu::noinline]] void grow() {
@@ -69,6 +75,7 @@ class EventBucket {
   }
   Event* data_ = nullptr;
   std::size_t size_ = 0, cap_ = 0;
+  uint64_t earliest_ = UINT64_MAX;
 };
 
 class EventQueue {
@@ -82,11 +89,11 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   uint64_t dispatched() const { return dispatched_; }
-  // The earliest pending time (Time::never() when none): a scan of one bucket at most.
+  // The earliest pending time (Time::never() when none).
   Time next_time() const {
     if (size_ == 0) return Time::never();
     if (!buckets_[0].empty()) return Time::from_ns(static_cast<int64_t>(base_));
-    return Time::from_ns(static_cast<int64_t>(earliest(buckets_[static_cast<std::size_t>(std::countr_zero(occupied_) + 1)])));
+    return Time::from_ns(static_cast<int64_t>(buckets_[static_cast<std::size_t>(std::countr_zero(occupied_) + 1)].earliest()));
   }
 
   void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
@@ -191,15 +198,10 @@ class EventQueue {
   }
   // Bucket 0 is empty and some other is not: move the base to the earliest time of the
   // lowest non-empty bucket and file that bucket's events again, each in a lower one.
-  static uint64_t earliest(const EventBucket& b) {
-    uint64_t m = UINT64_MAX;
-    for (const Event& e : b) m = e.time < m ? e.time : m;
-    return m;
-  }
   void settle() {
     const int k = std::countr_zero(occupied_) + 1;
     EventBucket& from = buckets_[static_cast<std::size_t>(k)];
-    base_ = earliest(from);
+    base_ = from.earliest();
     occupied_ &= ~(uint64_t{1} << (k - 1));
     for (const Event& e : from) insert(e);
     from.clear();
