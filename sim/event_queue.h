@@ -12,7 +12,8 @@
 // sorted out, when the one below it is empty. Pushing is a bit scan and an append; an
 // event moves down a few buckets in its life, in sequential copies, where a heap paid a
 // chain of dependent compares on every pop (a third of the run's time). Events due at
-// the base time wait in bucket 0, a small heap on the sequence number.
+// the base time wait in bucket 0, a small heap on the sequence number; the others are
+// lists in one pool of nodes, so memory follows the pending events.
 #pragma once
 
 #include <algorithm>
@@ -35,15 +36,14 @@ struct Event {
   uint64_t arg;
 };
 
-// An unordered bucket of events: a growable array whose append is inline and whose
-// growth is not (std::vector's push_back was not inlined in the settle loop), and which
-// keeps its earliest time, so sorting a bucket out needs one pass over it, not two.
-class EventBucket {
+// Bucket 0's events (all due at one time), a min-heap on the sequence number in a growable
+// array whose append is inline and whose growth is not.
+class DueEvents {
  public:
-  EventBucket() = default;
-  EventBucket(const EventBucket&) = delete;
-  EventBucket& operator=(const EventBucket&) = delete;
-  ~EventBucket() { delete[] data_; }
+  DueEvents() = default;
+  DueEvents(const DueEvents&) = delete;
+  DueEvents& operator=(const DueEvents&) = delete;
+  ~DueEvents() { delete[] data_; }
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
@@ -52,17 +52,12 @@ class EventBucket {
   const Event* begin() const { return data_; }
   const Event* end() const { return data_ + size_; }
   Event& back() { return data_[size_ - 1]; }
-  uint64_t earliest() const { return earliest_; }  // UINT64_MAX when empty
   void push_back(const Event& e) {
     if (size_ == cap_) grow();
     data_[size_++] = e;
-    earliest_ = e.time < earliest_ ? e.time : earliest_;
   }
-  void pop_back() { --size_; }  // bucket 0 only, whose earliest() is not used
-  void clear() {
-    size_ = 0;
-    earliest_ = UINT64_MAX;
-  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
 
  private:
   [[gnu::noinline]] void grow() {
@@ -75,7 +70,6 @@ class EventBucket {
   }
   Event* data_ = nullptr;
   std::size_t size_ = 0, cap_ = 0;
-  uint64_t earliest_ = UINT64_MAX;
 };
 
 class EventQueue {
@@ -92,8 +86,8 @@ class EventQueue {
   // The earliest pending time (Time::never() when none).
   Time next_time() const {
     if (size_ == 0) return Time::never();
-    if (!buckets_[0].empty()) return Time::from_ns(static_cast<int64_t>(base_));
-    return Time::from_ns(static_cast<int64_t>(buckets_[static_cast<std::size_t>(std::countr_zero(occupied_) + 1)].earliest()));
+    if (!due_.empty()) return Time::from_ns(static_cast<int64_t>(base_));
+    return Time::from_ns(static_cast<int64_t>(earliest_[static_cast<std::size_t>(std::countr_zero(occupied_) + 1)]));
   }
 
   void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
@@ -127,7 +121,7 @@ class EventQueue {
   void run_until(Time end) {
     const auto end_ns = static_cast<uint64_t>(end.ns());
     while (size_ != 0) {
-      if (buckets_[0].empty()) settle();
+      if (due_.empty()) settle();
       if (base_ > end_ns) break;  // bucket 0 holds the earliest events, all at base_
       dispatch(take_min());
     }
@@ -140,7 +134,13 @@ class EventQueue {
     void* ctx;
   };
   static constexpr std::size_t kSlots = 1024;  // hash table of handler ids, power of two
-  static constexpr int kBuckets = 65;          // 0: at base_; k: highest differing bit k-1
+  static constexpr std::size_t kBuckets = 65;  // 0: at base_; k: highest differing bit k-1
+  template <typename T>
+  static constexpr std::array<T, kBuckets> filled(T v) {
+    std::array<T, kBuckets> a{};
+    a.fill(v);
+    return a;
+  }
 
   void dispatch(const Event& ev) {
     now_ = Time::from_ns(static_cast<int64_t>(ev.time));
@@ -180,56 +180,99 @@ class EventQueue {
     }
   }
 
-  // Bucket 0 is a min-heap on seq_hid (all its events are due at base_, and the sequence
-  // number alone orders them); the others are unordered.
+  // Bucket 0 (due_) is a min-heap on seq_hid: all its events are due at base_, and the
+  // sequence number alone orders them. Buckets 1-64 are unordered lists threaded through
+  // one pool of nodes, so their memory is the pending events', not each bucket's own
+  // high-water mark (65 growable arrays held several times the pending set).
+  static constexpr uint32_t kNil = UINT32_MAX;
+  struct Node {
+    Event e;
+    uint32_t next;
+  };
   static bool later_seq(const Event& a, const Event& b) { return a.seq_hid > b.seq_hid; }
   static int bucket_of(uint64_t t, uint64_t base) { return t == base ? 0 : 64 - std::countl_zero(t ^ base); }
 
+  void push_due(const Event& e) {
+    due_.push_back(e);
+    if (due_.size() > 1) std::push_heap(due_.begin(), due_.end(), &later_seq);
+  }
+  void link(uint32_t n, int k) {
+    const auto b = static_cast<std::size_t>(k);
+    const uint64_t t = nodes_[n].e.time;
+    nodes_[n].next = head_[b];
+    head_[b] = n;
+    earliest_[b] = t < earliest_[b] ? t : earliest_[b];
+    occupied_ |= uint64_t{1} << (k - 1);
+  }
   void insert(const Event& e) {
     const int k = bucket_of(e.time, base_);
     if (k == 0) {
-      EventBucket& b0 = buckets_[0];
-      b0.push_back(e);
-      if (b0.size() > 1) std::push_heap(b0.begin(), b0.end(), &later_seq);
-    } else {
-      buckets_[static_cast<std::size_t>(k)].push_back(e);
-      occupied_ |= uint64_t{1} << (k - 1);
+      push_due(e);
+      return;
     }
+    uint32_t n = free_;
+    if (n != kNil) {
+      free_ = nodes_[n].next;
+      nodes_[n].e = e;
+    } else {
+      n = static_cast<uint32_t>(nodes_.size());
+      nodes_.push_back(Node{e, kNil});
+    }
+    link(n, k);
   }
   // Bucket 0 is empty and some other is not: move the base to the earliest time of the
   // lowest non-empty bucket and file that bucket's events again, each in a lower one.
   void settle() {
     const int k = std::countr_zero(occupied_) + 1;
-    EventBucket& from = buckets_[static_cast<std::size_t>(k)];
-    base_ = from.earliest();
+    const auto b = static_cast<std::size_t>(k);
+    base_ = earliest_[b];
+    uint32_t n = head_[b];
+    head_[b] = kNil;
+    earliest_[b] = UINT64_MAX;
     occupied_ &= ~(uint64_t{1} << (k - 1));
-    for (const Event& e : from) insert(e);
-    from.clear();
+    while (n != kNil) {
+      const uint32_t next = nodes_[n].next;
+      const int j = bucket_of(nodes_[n].e.time, base_);
+      if (j == 0) {
+        push_due(nodes_[n].e);
+        nodes_[n].next = free_;
+        free_ = n;
+      } else {
+        link(n, j);
+      }
+      n = next;
+    }
   }
   Event take_min() {
-    if (buckets_[0].empty()) settle();
-    EventBucket& b0 = buckets_[0];
-    if (b0.size() > 1) std::pop_heap(b0.begin(), b0.end(), &later_seq);
-    const Event e = b0.back();
-    b0.pop_back();
+    if (due_.empty()) settle();
+    if (due_.size() > 1) std::pop_heap(due_.begin(), due_.end(), &later_seq);
+    const Event e = due_.back();
+    due_.pop_back();
     --size_;
     return e;
   }
   // An event earlier than the base (only after run_until stopped short, with the base on
   // the next event past the end): file everything again from the new, lower base.
   void rebase(uint64_t t) {
-    std::vector<Event> all;
-    all.reserve(size_);
-    for (auto& b : buckets_) {
-      all.insert(all.end(), b.begin(), b.end());
-      b.clear();
+    std::vector<Event> all(due_.begin(), due_.end());
+    due_.clear();
+    for (std::size_t b = 1; b < kBuckets; ++b) {
+      for (uint32_t n = head_[b]; n != kNil; n = nodes_[n].next) all.push_back(nodes_[n].e);
+      head_[b] = kNil;
+      earliest_[b] = UINT64_MAX;
     }
+    nodes_.clear();
+    free_ = kNil;
     occupied_ = 0;
     base_ = t;
     for (const Event& e : all) insert(e);
   }
 
-  std::array<EventBucket, kBuckets> buckets_;
+  DueEvents due_;
+  std::vector<Node> nodes_;
+  uint32_t free_ = kNil;
+  std::array<uint32_t, kBuckets> head_ = filled<uint32_t>(kNil);
+  std::array<uint64_t, kBuckets> earliest_ = filled<uint64_t>(UINT64_MAX);
   uint64_t occupied_ = 0;  // bit k-1 set: bucket k (k >= 1) holds events
   uint64_t base_ = 0;      // every pending time is >= base_; bucket 0 holds those == base_
   std::size_t size_ = 0;
