@@ -121,13 +121,14 @@ def test_threads_run_side_by_side_with_same_results():
     assert together == one_by_one
 
 
-def test_simulation_releases_the_interpreter_lock():
-    """While a simulation runs in one thread, this thread keeps running Python."""
+def _run_beside_a_python_loop(duration_us):
+    """Runs one simulation in a thread while this thread counts loop turns; returns the
+    result, the wall time, the longest gap between turns and the number of turns."""
     done = threading.Event()
     out = {}
 
     def work():
-        out["r"] = nvmesim.run("default", duration_us=20000, warmup_us=5000)
+        out["r"] = nvmesim.run("default", duration_us=duration_us, warmup_us=5000)
         done.set()
 
     thread = threading.Thread(target=work)
@@ -139,8 +140,20 @@ def test_simulation_releases_the_interpreter_lock():
         max_gap, last = max(max_gap, now - last), now
         ticks += 1
     thread.join()
-    elapsed = time.monotonic() - start
-    assert out["r"].iops > 0
+    return out["r"], time.monotonic() - start, max_gap, ticks
+
+
+def test_simulation_releases_the_interpreter_lock():
+    """While a simulation runs in one thread, this thread keeps running Python."""
+    # Long enough to tell on any machine: the simulated time doubles until the run takes
+    # 0.1 s of wall time (a faster simulator needs a longer run, not a looser test).
+    duration_us = 20000
+    while True:
+        r, elapsed, max_gap, ticks = _run_beside_a_python_loop(duration_us)
+        if elapsed > 0.1 or duration_us >= 2_560_000:
+            break
+        duration_us *= 2
+    assert r.iops > 0
     assert elapsed > 0.1, "run too short to tell"
     assert max_gap < elapsed / 2, (max_gap, elapsed)
     assert ticks > 1000
