@@ -91,7 +91,7 @@ void Core::dispatch() {
     assert(cost >= Duration::zero());
     seg_start_ = eq_->now();
     seg_end_ = seg_start_ + cost;
-    eq_->schedule(seg_end_, &Core::on_segment_end, this, ++gen_);
+    eq_->schedule(seg_end_, segment_end_, ++gen_);
     if (check_preempt_) {
       check_preempt_ = false;
       for (int l = 0; l < index(t->context); ++l) {

@@ -60,7 +60,10 @@ struct CoreCosts {
 
 class Core {
  public:
-  Core(sim::EventQueue& eq, CoreOwner owner, uint32_t id) : eq_(&eq), owner_(owner), id_(id) {}
+  Core(sim::EventQueue& eq, CoreOwner owner, uint32_t id)
+      : eq_(&eq), owner_(owner), id_(id), segment_end_(eq.bind(&Core::on_segment_end, this)) {}
+  Core(const Core&) = delete;  // its events hold its address
+  Core& operator=(const Core&) = delete;
 
   uint32_t id() const { return id_; }
   bool idle() const { return running_ == nullptr; }
@@ -109,6 +112,7 @@ class Core {
   sim::EventQueue* eq_;
   CoreOwner owner_;
   uint32_t id_;
+  sim::EventQueue::Bound segment_end_;  // on_segment_end on this core
   std::array<Fifo, kContexts> rq_{};
   Task* running_ = nullptr;
   Time seg_start_;

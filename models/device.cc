@@ -20,6 +20,10 @@ int64_t add_ps(int64_t a, int64_t b) { return std::min(a + b, kHorizonPs); }  //
 Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
                MsixSink sink, std::vector<Request>& requests)
     : eq_(&eq),
+      doorbell_seen_(eq.bind(&Device::on_doorbell_seen, this)),
+      front_end_(eq.bind(&Device::on_front_end, this)),
+      unit_done_(eq.bind(&Device::on_unit_done, this)),
+      cqe_post_(eq.bind(&Device::on_cqe_post, this)),
       profile_(profile),
       index_(index),
       rng_(seed, sim::stream_key("device", index)),
@@ -56,8 +60,7 @@ void Device::cq_doorbell(uint32_t qid, uint32_t head) {
 
 void Device::sq_doorbell(uint32_t qid, uint32_t tail) {
   // The posted write reaches the controller, which then fetches the new SQEs.
-  eq_->schedule_in(profile_.sq_fetch, &Device::on_doorbell_seen, this,
-                   (static_cast<uint64_t>(qid) << 32) | tail);
+  eq_->schedule(eq_->now() + profile_.sq_fetch, doorbell_seen_, (static_cast<uint64_t>(qid) << 32) | tail);
 }
 
 void Device::on_doorbell_seen(void* self, uint64_t arg) {
@@ -76,7 +79,7 @@ void Device::kick_front_end() {
   if (fe_scheduled_ || rr_.empty()) return;
   fe_scheduled_ = true;
   Time at = max(eq_->now(), ps_to_time_ceil(fe_free_ps_));
-  eq_->schedule(at, &Device::on_front_end, this, 0);
+  eq_->schedule(at, front_end_, 0);
 }
 
 // One arbitration turn: up to `arbitration_burst` commands from the next SQ in round
@@ -139,7 +142,7 @@ void Device::start_unit(DeviceCommand c, Time ready) {
   Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
   stats_.unit_busy += s;
   ++stats_.waits;
-  eq_->schedule(ready + s, &Device::on_unit_done, this, c.pack());
+  eq_->schedule(ready + s, unit_done_, c.pack());
 }
 
 void Device::on_unit_done(void* self, uint64_t arg) {
@@ -196,7 +199,7 @@ void Device::schedule_post(uint32_t cid, uint32_t qid, Time post) {
   auto it = posts.end();
   while (it != posts.begin() && std::prev(it)->first > post) --it;
   posts.insert(it, {post, cid});
-  eq_->schedule(post, &Device::on_cqe_post, this, (static_cast<uint64_t>(qid) << 32) | cid);
+  eq_->schedule(post, cqe_post_, (static_cast<uint64_t>(qid) << 32) | cid);
 }
 
 void Device::write_cqe(SqState& q, uint32_t cid) {

@@ -166,6 +166,8 @@ class Device {
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
 
   sim::EventQueue* eq_;
+  // The per-command handlers, bound once (sim::EventQueue::bind).
+  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, cqe_post_;
   DeviceProfile profile_;
   uint32_t index_;
   sim::Rng rng_;

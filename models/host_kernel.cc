@@ -4,7 +4,7 @@
 
 namespace nvmesim {
 
-HostKernel::HostKernel(Machine m) : m_(m) {
+HostKernel::HostKernel(Machine m) : m_(m), irq_arrival_(m.eq->bind(&HostKernel::on_irq_arrival, this)) {
   const MsixPathSpec& path = m_.scenario->host.msix_path;
   if (!path.active()) return;
   const auto drives = static_cast<uint32_t>(m_.scenario->drives.size());
@@ -67,13 +67,12 @@ void HostKernel::deliver_irq(HostQueue& q, Duration after) {
     return;
   }
   if (!q.irq_arrivals.empty() && at < q.irq_arrivals.back().first) {
-    m_.eq->schedule(at, &HostKernel::on_irq_arrival, this, q.index);
+    m_.eq->schedule(at, irq_arrival_, q.index);
     return;
   }
   q.irq_arrivals.emplace_back(at, m_.eq->take_seq());
   if (q.irq_arrivals.size() == 1)
-    m_.eq->schedule_taken(at, q.irq_arrivals.front().second, &HostKernel::on_irq_arrival, this,
-                          q.index | kListedArrival);
+    m_.eq->schedule_taken(at, q.irq_arrivals.front().second, irq_arrival_, q.index | kListedArrival);
 }
 
 void HostKernel::on_irq_arrival(void* self, uint64_t arg) {
@@ -101,8 +100,8 @@ void HostKernel::next_arrival(HostQueue& q) {
     }
   }
   if (!q.irq_arrivals.empty())
-    m_.eq->schedule_taken(q.irq_arrivals.front().first, q.irq_arrivals.front().second, &HostKernel::on_irq_arrival,
-                          this, q.index | kListedArrival);
+    m_.eq->schedule_taken(q.irq_arrivals.front().first, q.irq_arrivals.front().second, irq_arrival_,
+                          q.index | kListedArrival);
 }
 
 // ---- the vector, the thread and the timer, as a policy's env drives them ------------------

@@ -43,6 +43,8 @@ class HostKernel {
     RunObserver* observer;
   };
   explicit HostKernel(Machine m);
+  HostKernel(const HostKernel&) = delete;  // its events hold its address
+  HostKernel& operator=(const HostKernel&) = delete;
 
   // One local timer interrupt per core (used when timer_expiry is "interrupt").
   void build_timer_interrupts(uint32_t cores);
@@ -112,6 +114,7 @@ class HostKernel {
   Duration msix_latency(uint32_t drive);
 
   Machine m_;
+  sim::EventQueue::Bound irq_arrival_;  // on_irq_arrival, bound once
   std::vector<MsixPath> msix_paths_;  // empty when the host profile has none
   std::vector<CoreTimerInterrupt> timer_irqs_;
 };

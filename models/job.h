@@ -30,7 +30,7 @@ struct Job {
   bool folds_empty_polls = false;
 
   std::vector<uint32_t> queues;  // global queue per target drive
-  uint32_t next_target = 0;
+  uint32_t next_target = 0;     // index into queues: the next submission's, round robin
 
   uint32_t inflight = 0;             // submitted, not yet reaped
   std::vector<uint32_t> free_reqs;   // request ids not in use

@@ -135,7 +135,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost
   for (; k < want; ++k) {
     // A replayed command goes to its recorded queue; else round robin over the targets.
     const ReplayCommand* cmd = j.replays ? &m_.replay->commands[j.replay_commands[j.replay_next]] : nullptr;
-    const uint32_t gq = cmd ? cmd->queue : j.queues[j.next_target % static_cast<uint32_t>(j.queues.size())];
+    const uint32_t gq = cmd ? cmd->queue : j.queues[j.next_target];
     HostQueue& q = *(*m_.queues)[gq];
     if (q.sq.full()) break;  // out of tags: wait for completions
     uint32_t rid = j.free_reqs.back();
@@ -149,7 +149,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost
       r.bytes = cmd->bytes;
       r.write = cmd->write;
     } else {
-      ++j.next_target;
+      if (++j.next_target == j.queues.size()) j.next_target = 0;
       r.bytes = js.bs;
       switch (js.rw) {
         case RwMode::randread: case RwMode::read: r.write = false; break;

@@ -55,6 +55,14 @@ class EventQueue {
   }
 
   void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
+  // A (handler, context) pair looked up once, by the call sites that schedule on every
+  // I/O: scheduling with it skips the table's hash and probe. The context must outlive
+  // the queue's use of it, as for any event.
+  struct Bound {
+    uint64_t id;
+  };
+  Bound bind(Handler fn, void* ctx) { return Bound{handler_id(fn, ctx)}; }
+  void schedule(Time t, Bound h, uint64_t arg = 0) { push(t, take_seq(), h.id, arg); }
   // For an owner that holds events back and schedules them later, or finds it needs none:
   // take_seq() is the sequence number an event scheduled now would get, and an event
   // scheduled later with it runs exactly where that one would have.
@@ -63,13 +71,9 @@ class EventQueue {
     return next_seq_++;
   }
   void schedule_taken(Time t, uint64_t seq, Handler fn, void* ctx, uint64_t arg = 0) {
-    assert(t >= now_ && "events cannot be scheduled in the past");
-    const Event e{static_cast<uint64_t>(t.ns()), (seq << kHandlerBits) | handler_id(fn, ctx), arg};
-    // Only after run_until stopped short of a later event can the base be past now.
-    if (e.time < base_) rebase(e.time);
-    insert(e);
-    ++size_;
+    push(t, seq, handler_id(fn, ctx), arg);
   }
+  void schedule_taken(Time t, uint64_t seq, Bound h, uint64_t arg = 0) { push(t, seq, h.id, arg); }
   void schedule_in(Duration d, Handler fn, void* ctx, uint64_t arg = 0) {
     schedule(now_ + d, fn, ctx, arg);
   }
@@ -104,6 +108,15 @@ class EventQueue {
     std::array<T, kBuckets> a{};
     a.fill(v);
     return a;
+  }
+
+  void push(Time t, uint64_t seq, uint64_t hid, uint64_t arg) {
+    assert(t >= now_ && "events cannot be scheduled in the past");
+    const Event e{static_cast<uint64_t>(t.ns()), (seq << kHandlerBits) | hid, arg};
+    // Only after run_until stopped short of a later event can the base be past now.
+    if (e.time < base_) rebase(e.time);
+    insert(e);
+    ++size_;
   }
 
   void dispatch(const Event& ev) {
@@ -175,14 +188,19 @@ class EventQueue {
       return;
     }
     uint32_t n = free_;
-    if (n != kNil) {
-      free_ = nodes_[n].next;
-      nodes_[n].e = e;
+    if (n == kNil) {
+      n = new_node();
     } else {
-      n = static_cast<uint32_t>(nodes_.size());
-      nodes_.push_back(Node{e, kNil});
+      free_ = nodes_[n].next;
     }
+    nodes_[n].e = e;
     link(n, k);
+  }
+  // Out of line: the pool grows only while the pending set reaches a new high, and
+  // keeping it out of insert() lets insert() inline into the schedule calls.
+  [[gnu::noinline]] uint32_t new_node() {
+    nodes_.push_back(Node{Event{}, kNil});
+    return static_cast<uint32_t>(nodes_.size() - 1);
   }
   // Bucket 0 is empty and some other is not: move the base to the earliest time of the
   // lowest non-empty bucket and file that bucket's events again, each in a lower one.
