@@ -157,21 +157,26 @@ class EventQueue {
     }
   }
 
-  // Bucket 0 (due_) is a min-heap on seq_hid: all its events are due at base_, and the
-  // sequence number alone orders them. Buckets 1-64 are unordered lists threaded through
-  // one pool of nodes, so their memory is the pending events', not each bucket's own
-  // high-water mark (65 growable arrays held several times the pending set).
+  // Bucket 0 (due_) holds the events due at base_ in sequence order, from due_head_ on:
+  // one due now gets a sequence number above every pending one, so it joins at the back,
+  // and only a held-back number (take_seq) or the events a settle brings down need a place
+  // inside. Taking the next is then a step, not a heap's sift. Buckets 1-64 are unordered
+  // lists threaded through one pool of nodes, so their memory is the pending events', not
+  // each bucket's own high-water mark (65 growable arrays held several times the pending set).
   static constexpr uint32_t kNil = UINT32_MAX;
   struct Node {
     Event e;
     uint32_t next;
   };
-  static bool later_seq(const Event& a, const Event& b) { return a.seq_hid > b.seq_hid; }
+  static bool earlier_seq(const Event& a, const Event& b) { return a.seq_hid < b.seq_hid; }
   static int bucket_of(uint64_t t, uint64_t base) { return t == base ? 0 : 64 - std::countl_zero(t ^ base); }
 
   void push_due(const Event& e) {
-    due_.push_back(e);
-    if (due_.size() > 1) std::push_heap(due_.begin(), due_.end(), &later_seq);
+    if (due_.empty() || due_.back().seq_hid < e.seq_hid) {
+      due_.push_back(e);
+      return;
+    }
+    due_.insert(std::upper_bound(due_.begin() + static_cast<std::ptrdiff_t>(due_head_), due_.end(), e, &earlier_seq), e);
   }
   void link(uint32_t n, int k) {
     const auto b = static_cast<std::size_t>(k);
@@ -205,6 +210,7 @@ class EventQueue {
   // Bucket 0 is empty and some other is not: move the base to the earliest time of the
   // lowest non-empty bucket and file that bucket's events again, each in a lower one.
   void settle() {
+    assert(due_.empty());
     const int k = std::countr_zero(occupied_) + 1;
     const auto b = static_cast<std::size_t>(k);
     base_ = earliest_[b];
@@ -216,7 +222,7 @@ class EventQueue {
       const uint32_t next = nodes_[n].next;
       const int j = bucket_of(nodes_[n].e.time, base_);
       if (j == 0) {
-        push_due(nodes_[n].e);
+        due_.push_back(nodes_[n].e);  // in list order: sorted below
         nodes_[n].next = free_;
         free_ = n;
       } else {
@@ -224,20 +230,24 @@ class EventQueue {
       }
       n = next;
     }
+    if (due_.size() > 1) std::sort(due_.begin(), due_.end(), &earlier_seq);
   }
   Event take_min() {
     if (due_.empty()) settle();
-    if (due_.size() > 1) std::pop_heap(due_.begin(), due_.end(), &later_seq);
-    const Event e = due_.back();
-    due_.pop_back();
+    const Event e = due_[due_head_++];
+    if (due_head_ == due_.size()) {
+      due_.clear();
+      due_head_ = 0;
+    }
     --size_;
     return e;
   }
   // An event earlier than the base (only after run_until stopped short, with the base on
   // the next event past the end): file everything again from the new, lower base.
   void rebase(uint64_t t) {
-    std::vector<Event> all(due_.begin(), due_.end());
+    std::vector<Event> all(due_.begin() + static_cast<std::ptrdiff_t>(due_head_), due_.end());
     due_.clear();
+    due_head_ = 0;
     for (std::size_t b = 1; b < kBuckets; ++b) {
       for (uint32_t n = head_[b]; n != kNil; n = nodes_[n].next) all.push_back(nodes_[n].e);
       head_[b] = kNil;
@@ -250,7 +260,8 @@ class EventQueue {
     for (const Event& e : all) insert(e);
   }
 
-  std::vector<Event> due_;
+  std::vector<Event> due_;  // bucket 0: [due_head_, size) in sequence order; cleared when taken empty
+  std::size_t due_head_ = 0;
   std::vector<Node> nodes_;
   uint32_t free_ = kNil;
   std::array<uint32_t, kBuckets> head_ = filled<uint32_t>(kNil);
