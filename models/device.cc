@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "sim/round_nonneg.h"
+
 namespace nvmesim {
 namespace {
 constexpr int64_t kPsPerNs = 1000;
@@ -13,7 +15,7 @@ constexpr int64_t kPsPerNs = 1000;
 constexpr int64_t kHorizonPs = INT64_MAX / 4;
 Time ps_to_time_ceil(int64_t ps) { return Time::from_ns((ps + kPsPerNs - 1) / kPsPerNs); }
 // A picosecond span from a double, clamped to [0, kHorizonPs] before the conversion.
-int64_t clamp_ps(double ps) { return ps >= static_cast<double>(kHorizonPs) ? kHorizonPs : ps > 0 ? std::llround(ps) : 0; }
+int64_t clamp_ps(double ps) { return ps >= static_cast<double>(kHorizonPs) ? kHorizonPs : ps > 0 ? sim::round_nonneg(ps) : 0; }
 int64_t add_ps(int64_t a, int64_t b) { return std::min(a + b, kHorizonPs); }  // both in [0, kHorizonPs]
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/rng.h"
+#include "sim/round_nonneg.h"
 #include "vocab/profiles.h"
 
 namespace nvmesim {
@@ -29,9 +30,9 @@ class ServiceTime {
   }
 
  private:
-  // ns from a double, bounded before the conversion (llround of an out-of-range value
-  // has no defined result).
-  static Duration clamped(double ns) { return Duration::ns(std::llround(std::clamp(ns, 0.0, kMaxDrawNs))); }
+  // ns from a double, bounded before the conversion (rounding an out-of-range value has
+  // no defined result).
+  static Duration clamped(double ns) { return Duration::ns(sim::round_nonneg(std::clamp(ns, 0.0, kMaxDrawNs))); }
 
   Duration base(sim::Rng& rng) const {
     const DistSpec& d = spec_.dist;
