@@ -152,11 +152,66 @@ TEST(EventQueue, AnEventScheduledWithATakenSequenceNumberRunsWhereItWouldHave) {
   EXPECT_EQ(log.seen, want);
 }
 
-// The radix heap against a plain ordered set of (time, seq), on the shapes a simulation
-// makes: handlers schedule at now, a little later and much later (up to ~2^40 ns, so every
-// bucket is used), some with sequence numbers taken earlier; run_until stops between
+// The wheel reaches 2^12 slots of 64 ns ahead; further events wait in the far tier and
+// join the wheel as it comes near them. Equal times across the tiers still run in
+// scheduling order: far first (scheduled first), then the one filed in the wheel later,
+// and an event with a held-back sequence number before both.
+TEST(EventQueue, EventsPastTheWheelsReachKeepTheirOrderWhenTheyJoinIt) {
+  EventQueue eq;
+  Log log{{}, &eq};
+  const int64_t reach = int64_t{4096} * 64;
+  const uint64_t held = eq.take_seq();
+  eq.schedule(Time::from_ns(reach + 100), &record, &log, 1);      // far
+  eq.schedule(Time::from_ns(reach - 1), &record, &log, 2);        // last slot of the wheel
+  eq.schedule(Time::from_ns(3 * reach + 7), &record, &log, 3);    // far, a later lap
+  eq.run_until(Time::from_ns(reach / 2));                          // the wheel moves on
+  eq.schedule(Time::from_ns(reach + 100), &record, &log, 4);      // now within the wheel
+  eq.schedule_taken(Time::from_ns(reach + 100), held, &record, &log, 0);
+  eq.schedule(Time::from_ns(3 * reach + 7), &record, &log, 5);    // far still
+  eq.run_until(Time::from_ns(4 * reach));
+  const std::vector<std::pair<int64_t, uint64_t>> want = {
+      {reach - 1, 2}, {reach + 100, 0}, {reach + 100, 1}, {reach + 100, 4}, {3 * reach + 7, 3}, {3 * reach + 7, 5}};
+  EXPECT_EQ(log.seen, want);
+  EXPECT_TRUE(eq.empty());
+}
+
+// An event exactly one lap of the wheel ahead shares its slot's place in the ring with
+// the current slot: it must wait in the far tier, not be taken for the current slot.
+TEST(EventQueue, AnEventOneLapAheadWaitsForItsOwnSlot) {
+  EventQueue eq;
+  Log log{{}, &eq};
+  const int64_t lap = int64_t{4096} * 64;
+  eq.schedule(Time::from_ns(lap), &record, &log, 1);
+  EXPECT_EQ(eq.next_time().ns(), lap);
+  eq.schedule(Time::from_ns(640), &record, &log, 2);
+  eq.schedule(Time::from_ns(lap - 1), &record, &log, 3);
+  eq.run_until(Time::from_ns(2 * lap));
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{640, 2}, {lap - 1, 3}, {lap, 1}};
+  EXPECT_EQ(log.seen, want);
+}
+
+// run_until stops short of the next event, which may sit in a slot beyond the clock:
+// an event scheduled then for an earlier time, in an earlier slot, still runs first.
+TEST(EventQueue, AnEventBeforeTheNextPendingOneRunsFirstAfterAStopShort) {
+  EventQueue eq;
+  Log log{{}, &eq};
+  eq.schedule(Time::from_ns(100'000), &record, &log, 1);
+  eq.run_until(Time::from_ns(10));
+  EXPECT_EQ(eq.next_time().ns(), 100'000);
+  eq.schedule(Time::from_ns(10), &record, &log, 2);
+  eq.schedule(Time::from_ns(5'000), &record, &log, 3);
+  eq.schedule(Time::from_ns(99'999), &record, &log, 4);
+  EXPECT_EQ(eq.next_time().ns(), 10);
+  eq.run_until(Time::from_ns(200'000));
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{10, 2}, {5'000, 3}, {99'999, 4}, {100'000, 1}};
+  EXPECT_EQ(log.seen, want);
+}
+
+// The queue against a plain ordered set of (time, seq), on the shapes a simulation
+// makes: handlers schedule at now, a little later and much later (up to ~2^40 ns, so the
+// wheel wraps and the far tier's every bucket is used), some with sequence numbers taken earlier; run_until stops between
 // events and more are scheduled between the windows, before the next pending one (the
-// base is then past now and must move back).
+// current slot may then be past the clock).
 struct Model {
   EventQueue eq;
   std::set<std::tuple<int64_t, uint64_t, uint64_t>> want;  // (time, seq, arg) pending
@@ -205,7 +260,7 @@ struct Model {
   }
 };
 
-TEST(EventQueue, RadixHeapRunsEventsInTheOrderOfAnOrderedSet) {
+TEST(EventQueue, RunsEventsInTheOrderOfAnOrderedSet) {
   Model m;
   for (int i = 0; i < 200; ++i) m.add(static_cast<int64_t>(m.rnd() % 100'000));
   int64_t end = 0;
