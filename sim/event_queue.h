@@ -43,7 +43,7 @@ class EventQueue {
   Time next_time() {
     if (size_ == 0) return Time::never();
     if (cur_.empty()) advance();
-    return Time::from_ns(static_cast<int64_t>(cur_[cur_head_].time));
+    return Time::from_ns(static_cast<int64_t>(cur_.front().time));
   }
 
   void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
@@ -83,7 +83,7 @@ class EventQueue {
     const auto end_ns = static_cast<uint64_t>(end.ns());
     while (size_ != 0) {
       if (cur_.empty()) advance();
-      if (cur_[cur_head_].time > end_ns) break;
+      if (cur_.front().time > end_ns) break;
       dispatch(take());
     }
     if (now_ < end) now_ = end;
@@ -119,6 +119,7 @@ class EventQueue {
       link(e, slot);
     } else {
       far_.push(e);
+      far_next_ = std::min(far_next_, e.time);
     }
   }
 
@@ -160,27 +161,61 @@ class EventQueue {
     }
   }
 
-  // The current run (cur_, from cur_head_ on) holds every pending event of slot cur_slot_
-  // and earlier, in (time, seq) order. One scheduled for now or within the slot usually
-  // goes at its back (it has the highest sequence number); an event earlier than the
-  // current slot -- after run_until stopped short of it -- goes in its place too, since
-  // everything in the wheel and the far tier is later.
-  void insert_current(const Event& e) {
-    if (cur_.empty() || runs_before(cur_.back(), e)) {
-      cur_.push_back(e);
-      return;
+  // The current run holds every pending event of slot cur_slot_ and earlier, in (time,
+  // seq) order. One scheduled for now or within the slot usually goes at its back (it has
+  // the highest sequence number); an event earlier than the current slot -- after
+  // run_until stopped short of it -- goes in its place too, since everything in the wheel
+  // and the far tier is later. A plain buffer with a head: taking and appending are an
+  // index step each, and its storage stays once grown.
+  class Run {
+   public:
+    bool empty() const { return head_ == end_; }
+    const Event& front() const { return buf_[head_]; }
+    void push_back(const Event& e) {
+      if (end_ == buf_.size()) buf_.resize(std::max<std::size_t>(16, 2 * buf_.size()));
+      buf_[end_++] = e;
     }
-    cur_.insert(std::upper_bound(cur_.begin() + static_cast<std::ptrdiff_t>(cur_head_), cur_.end(), e, &runs_before),
-                e);
-  }
+    void insert(const Event& e) {
+      if (empty() || runs_before(buf_[end_ - 1], e)) {
+        push_back(e);
+        return;
+      }
+      push_back(e);  // room for one more, then shift the later ones up
+      std::size_t j = end_ - 1;
+      for (; j > head_ && runs_before(e, buf_[j - 1]); --j) buf_[j] = buf_[j - 1];
+      buf_[j] = e;
+    }
+    Event pop_front() {
+      const Event e = buf_[head_++];
+      if (head_ == end_) head_ = end_ = 0;
+      return e;
+    }
+    // Sorts what a slot brought in (the run was empty before): a few events, unless a
+    // burst filled the slot.
+    void sort() {
+      const auto first = buf_.begin() + static_cast<std::ptrdiff_t>(head_);
+      const auto last = buf_.begin() + static_cast<std::ptrdiff_t>(end_);
+      if (end_ - head_ > 16) {
+        std::sort(first, last, &runs_before);
+        return;
+      }
+      for (auto k = first + 1; k < last; ++k) {
+        const Event e = *k;
+        auto j = k;
+        for (; j > first && runs_before(e, *(j - 1)); --j) *j = *(j - 1);
+        *j = e;
+      }
+    }
+
+   private:
+    std::vector<Event> buf_;
+    std::size_t head_ = 0, end_ = 0;
+  };
+
+  void insert_current(const Event& e) { cur_.insert(e); }
   Event take() {
-    const Event e = cur_[cur_head_++];
-    if (cur_head_ == cur_.size()) {
-      cur_.clear();
-      cur_head_ = 0;
-    }
     --size_;
-    return e;
+    return cur_.pop_front();
   }
 
   // A slot of the wheel (cur_slot_ < slot < cur_slot_ + kWheelSlots) keeps an unordered
@@ -226,8 +261,29 @@ class EventQueue {
   // current one, bring in the far events the wheel now reaches, and sort the slot's events.
   void advance() {
     assert(cur_.empty() && size_ != 0);
-    const uint64_t s = in_wheel_ != 0 ? next_occupied() : far_.min_time() >> kSlotShift;
+    const uint64_t s = in_wheel_ != 0 ? next_occupied() : far_next_ >> kSlotShift;
     cur_slot_ = s;
+    if (far_next_ < (s + kWheelSlots) << kSlotShift) bring_in_far(s);
+    const auto i = static_cast<std::size_t>(s & kWheelMask);
+    uint32_t n = ring_[i];
+    if (n == kNil) return;  // the far tier had the slot's only events
+    ring_[i] = kNil;
+    words_[i >> 6] &= ~(uint64_t{1} << (i & 63));
+    if (words_[i >> 6] == 0) summary_ &= ~(uint64_t{1} << (i >> 6));
+    const bool alone = cur_.empty() && nodes_[n].next == kNil;
+    while (n != kNil) {
+      const uint32_t next = nodes_[n].next;
+      cur_.push_back(nodes_[n].e);
+      nodes_[n].next = free_;
+      free_ = n;
+      --in_wheel_;
+      n = next;
+    }
+    if (!alone) cur_.sort();
+  }
+  // The far events the wheel now reaches (it moved to slot s): into their slots, or the
+  // current run for slot s itself.
+  void bring_in_far(uint64_t s) {
     const uint64_t reach = (s + kWheelSlots) << kSlotShift;
     while (!far_.empty() && far_.min_time() < reach) {
       const Event e = far_.pop();
@@ -238,38 +294,10 @@ class EventQueue {
         link(e, slot);
       }
     }
-    const auto i = static_cast<std::size_t>(s & kWheelMask);
-    for (uint32_t n = ring_[i]; n != kNil;) {
-      const uint32_t next = nodes_[n].next;
-      cur_.push_back(nodes_[n].e);
-      nodes_[n].next = free_;
-      free_ = n;
-      --in_wheel_;
-      n = next;
-    }
-    if (ring_[i] != kNil) {
-      ring_[i] = kNil;
-      words_[i >> 6] &= ~(uint64_t{1} << (i & 63));
-      if (words_[i >> 6] == 0) summary_ &= ~(uint64_t{1} << (i >> 6));
-    }
-    sort_current();
-  }
-  // A slot holds a few events: insertion sort, unless a burst filled it.
-  void sort_current() {
-    if (cur_.size() > 16) {
-      std::sort(cur_.begin(), cur_.end(), &runs_before);
-      return;
-    }
-    for (std::size_t k = 1; k < cur_.size(); ++k) {
-      const Event e = cur_[k];
-      std::size_t j = k;
-      for (; j > 0 && runs_before(e, cur_[j - 1]); --j) cur_[j] = cur_[j - 1];
-      cur_[j] = e;
-    }
+    far_next_ = far_.empty() ? UINT64_MAX : far_.min_time();
   }
 
-  std::vector<Event> cur_;  // the current run: [cur_head_, size) in (time, seq) order; cleared when taken empty
-  std::size_t cur_head_ = 0;
+  Run cur_;               // the current run
   uint64_t cur_slot_ = 0;  // the slot the current run covers (with everything earlier)
   std::array<uint32_t, kWheelSlots> ring_ = [] {
     std::array<uint32_t, kWheelSlots> a{};
@@ -282,6 +310,7 @@ class EventQueue {
   std::vector<Node> nodes_;
   uint32_t free_ = kNil;
   RadixHeap far_;  // events at slot cur_slot_ + kWheelSlots or later
+  uint64_t far_next_ = UINT64_MAX;  // the far tier's earliest time (UINT64_MAX: empty)
   std::size_t size_ = 0;
   std::vector<Target> handlers_;
   std::vector<uint32_t> hash_;  // id + 1 of a handler, 0 empty
