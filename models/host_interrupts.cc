@@ -176,7 +176,7 @@ bool share_cache(uint32_t a, uint32_t b, uint32_t cores_per_llc) { return a / co
 
 Duration HostInterrupts::completion_ipi_cost(const HostQueue& q, std::size_t first) const {
   const CompletionIpiSpec& ipi = kernel_->host().completion_ipi;
-  if (!ipi.active()) return Duration::zero();
+  if (!ipi.active() || q.submitters_on_core) return Duration::zero();
   // One IPI per remote core whose list is empty now (llist_add returns true once).
   Duration cost;
   std::vector<uint32_t> targets;
@@ -192,7 +192,7 @@ Duration HostInterrupts::completion_ipi_cost(const HostQueue& q, std::size_t fir
 
 void HostInterrupts::hand_off(HostQueue& q, Context ctx) {
   const CompletionIpiSpec& ipi = kernel_->host().completion_ipi;
-  if (ipi.active()) {
+  if (ipi.active() && !q.submitters_on_core) {
     auto keep = q.drained.begin();
     for (uint32_t rid : q.drained) {
       const uint32_t c = delivery_->submitter_core(rid);

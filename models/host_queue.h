@@ -64,6 +64,14 @@ struct HostQueue {
   std::vector<ModeChange> timeline;
   uint64_t timeline_dropped = 0;
 
+  // Who submits here, fixed when the jobs are placed (JobModel::build): the one job that
+  // does, if only one does (kNoSoleJob: several, none, or a replay, whose commands go to
+  // their recorded queues), and whether every submitter runs on this queue's core. They
+  // let a drain skip looking up each completion's job and core.
+  static constexpr uint32_t kNoSoleJob = UINT32_MAX;
+  uint32_t sole_job = kNoSoleJob;
+  bool submitters_on_core = false;
+
   bool reaper_cold = false;  // the next drain starts on cold caches (after an interrupt, a timer, a switch-in)
   std::vector<uint32_t> drained;  // consumed CQEs handed on when the segment ends
   uint64_t submitted = 0;

@@ -37,6 +37,7 @@ void JobModel::build(const Topology& topology, bool app_polls) {
     jobs.push_back(std::move(j));
   }
   mark_folding();
+  mark_submitters();
   if (!m_.replay) return;
   for (Job& j : jobs) j.replays = true;
   const auto& cmds = m_.replay->commands;
@@ -263,6 +264,23 @@ bool JobModel::end(Job& j) {
       break;
   }
   return false;
+}
+
+// Each queue's submitters, as the jobs' targets give them: a replayed command goes to its
+// recorded queue instead, so a replay leaves every queue to the general path.
+void JobModel::mark_submitters() {
+  auto& queues = *m_.queues;
+  std::vector<uint32_t> users(queues.size(), 0);
+  for (auto& q : queues) q->submitters_on_core = !m_.replay;
+  for (const Job& j : *m_.jobs) {
+    for (uint32_t gq : j.queues) {
+      HostQueue& q = *queues[gq];
+      if (users[gq]++ == 0) q.sole_job = j.index;
+      if (j.core != q.core) q.submitters_on_core = false;
+    }
+  }
+  for (std::size_t gq = 0; gq < queues.size(); ++gq)
+    if (users[gq] != 1 || m_.replay) queues[gq]->sole_job = HostQueue::kNoSoleJob;
 }
 
 // The passes after this empty one (costing `pass` each, from the end of this one's

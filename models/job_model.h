@@ -67,6 +67,7 @@ class JobModel {
   void reap(Job& j);
   Duration run_task_work(Job& j);
   void mark_folding();
+  void mark_submitters();
   Duration fold_empty_passes(Job& j, Duration pass, Duration first);
 
   Machine m_;
