@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "models/cpu_core.h"
+#include "models/id_fifo.h"
 #include "sim/rng.h"
 #include "vocab/histogram.h"
 #include "vocab/profiles.h"
@@ -34,7 +34,7 @@ struct Job {
 
   uint32_t inflight = 0;             // submitted, not yet reaped
   std::vector<uint32_t> free_reqs;   // request ids not in use
-  std::deque<uint32_t> ready;        // completed and posted, not yet reaped
+  IdFifo ready;                      // completed and posted, not yet reaped
   bool blocked = false;
   uint32_t wait_need = 0;
   bool in_syscall = false;           // io_uring: a wait right after a submit shares its syscall
