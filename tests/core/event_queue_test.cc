@@ -152,14 +152,14 @@ TEST(EventQueue, AnEventScheduledWithATakenSequenceNumberRunsWhereItWouldHave) {
   EXPECT_EQ(log.seen, want);
 }
 
-// The wheel reaches 2^12 slots of 64 ns ahead; further events wait in the far tier and
+// The wheel reaches kWheelReachNs ahead; further events wait in the far tier and
 // join the wheel as it comes near them. Equal times across the tiers still run in
 // scheduling order: far first (scheduled first), then the one filed in the wheel later,
 // and an event with a held-back sequence number before both.
 TEST(EventQueue, EventsPastTheWheelsReachKeepTheirOrderWhenTheyJoinIt) {
   EventQueue eq;
   Log log{{}, &eq};
-  const int64_t reach = int64_t{4096} * 64;
+  const int64_t reach = EventQueue::kWheelReachNs;
   const uint64_t held = eq.take_seq();
   eq.schedule(Time::from_ns(reach + 100), &record, &log, 1);      // far
   eq.schedule(Time::from_ns(reach - 1), &record, &log, 2);        // last slot of the wheel
@@ -180,13 +180,13 @@ TEST(EventQueue, EventsPastTheWheelsReachKeepTheirOrderWhenTheyJoinIt) {
 TEST(EventQueue, AnEventOneLapAheadWaitsForItsOwnSlot) {
   EventQueue eq;
   Log log{{}, &eq};
-  const int64_t lap = int64_t{4096} * 64;
+  const int64_t lap = EventQueue::kWheelReachNs;
   eq.schedule(Time::from_ns(lap), &record, &log, 1);
   EXPECT_EQ(eq.next_time().ns(), lap);
-  eq.schedule(Time::from_ns(640), &record, &log, 2);
+  eq.schedule(Time::from_ns(10 * EventQueue::kSlotNs), &record, &log, 2);
   eq.schedule(Time::from_ns(lap - 1), &record, &log, 3);
   eq.run_until(Time::from_ns(2 * lap));
-  const std::vector<std::pair<int64_t, uint64_t>> want = {{640, 2}, {lap - 1, 3}, {lap, 1}};
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{10 * EventQueue::kSlotNs, 2}, {lap - 1, 3}, {lap, 1}};
   EXPECT_EQ(log.seen, want);
 }
 
