@@ -68,24 +68,34 @@ class Rng {
   // a fraction of an exp call per draw, for two more tables (alias map and probabilities),
   // separate convex and concave overhang cases and a longer argument for exactness.
   double normal() {
-    for (;;) {
-      const uint64_t b = next();
-      const unsigned i = static_cast<unsigned>(b & 0xff);
-      const uint64_t sign = (b & 0x100) << 55;
-      const double x = static_cast<double>(b >> 11) * 0x1.0p-53 * ziggurat::kX[i];
-      if (x < ziggurat::kX[i + 1]) [[likely]]
-        return with_sign(x, sign);
-      if (i == 0) return with_sign(normal_tail(), sign);
-      // In layer i's wedge: a height uniform in [F[i], F[i+1]), kept if under the curve.
-      const double y = ziggurat::kF[i] + uniform() * (ziggurat::kF[i + 1] - ziggurat::kF[i]);
-      if (y < std::exp(-0.5 * x * x)) return with_sign(x, sign);
-    }
+    const uint64_t b = next();
+    const unsigned i = static_cast<unsigned>(b & 0xff);
+    const double x = static_cast<double>(b >> 11) * 0x1.0p-53 * ziggurat::kX[i];
+    if (x < ziggurat::kX[i + 1]) [[likely]]
+      return with_sign(x, (b & 0x100) << 55);
+    return normal_slow(b, x);
   }
 
  private:
   static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   // x >= 0 with its sign bit set to `sign` (0 or bit 63): a random sign, without a branch.
   static double with_sign(double x, uint64_t sign) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) | sign); }
+  // The rest of normal() for a draw b (x = its uniform times X[i]) that missed the
+  // layer's core, and the draws after it until one is kept. Out of line, so that the fast
+  // path stays small enough to inline into the service-time draw.
+  [[gnu::noinline]] double normal_slow(uint64_t b, double x) {
+    for (;;) {
+      const unsigned i = static_cast<unsigned>(b & 0xff);
+      const uint64_t sign = (b & 0x100) << 55;
+      if (x < ziggurat::kX[i + 1]) return with_sign(x, sign);
+      if (i == 0) return with_sign(normal_tail(), sign);
+      // In layer i's wedge: a height uniform in [F[i], F[i+1]), kept if under the curve.
+      const double y = ziggurat::kF[i] + uniform() * (ziggurat::kF[i + 1] - ziggurat::kF[i]);
+      if (y < std::exp(-0.5 * x * x)) return with_sign(x, sign);
+      b = next();
+      x = static_cast<double>(b >> 11) * 0x1.0p-53 * ziggurat::kX[b & 0xff];
+    }
+  }
   // The normal's tail beyond r, |z| > r (Marsaglia 1964): x = -ln(u1) / r, y = -ln(u2),
   // kept when 2y > x^2; then r + x has density proportional to exp(-(r + x)^2 / 2).
   double normal_tail() {
