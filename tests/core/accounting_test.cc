@@ -25,7 +25,8 @@ TEST(Accounting, InterruptCostSaturatingACoreMakesTheCoreTheLimit) {
   // One job, QD256, on a drive that could do 3.2M IOPS; each interrupt costs 8 us.
   auto doc = testing::default_short();  // only for the shipped profiles
   auto sc = doc["scenario"];
-  sc["duration_us"] = 5000;
+  // A 20 ms window: over 3 ms the lift below spread from 1.32x to 1.64x with the seed.
+  sc["duration_us"] = 22000;
   sc["warmup_us"] = 2000;
   sc["drives"] = {sc["drives"][0]};
   sc["jobs"] = {{{"name", "j"}, {"iodepth", 256}, {"iodepth_batch_submit", 16}, {"cpus_allowed", {0}}, {"drives", {0}}}};
@@ -41,11 +42,13 @@ TEST(Accounting, InterruptCostSaturatingACoreMakesTheCoreTheLimit) {
   EXPECT_LT(r["drives"][0]["device"]["iops_ceiling_utilization"].get<double>(), 0.25);
   // Depth / service time would allow ~3.2M IOPS; the core allows a small fraction of it.
   EXPECT_LT(r["aggregate"]["iops"].get<double>(), 800000.0);
-  // And removing the interrupt cost lifts it: the core was the limit, not the drive.
+  // And removing the interrupt cost lifts it: the core was the limit, not the drive. The
+  // lift is less than the entry and exit time alone would give, because cheap interrupts
+  // reap fewer CQEs each: 1.38x-1.45x over seeds 1-8 (a drive-bound run would give 1.0x).
   sc["host"]["irq_entry_ns"] = 0;
   sc["host"]["irq_exit_ns"] = 0;
   auto fast = testing::run(sc);
-  EXPECT_GT(fast["aggregate"]["iops"].get<double>(), 1.5 * r["aggregate"]["iops"].get<double>());
+  EXPECT_GT(fast["aggregate"]["iops"].get<double>(), 1.3 * r["aggregate"]["iops"].get<double>());
 }
 
 TEST(Accounting, DefaultScenarioIsCpuBoundWellBelowTheDrives) {
