@@ -69,7 +69,7 @@ TEST(EventQueue, RunUntilLeavesLaterEventsPending) {
 }
 
 // Many (handler, context) pairs (the table grows) and a scrambled mix of times, some
-// scheduled for now from inside handlers (bucket 0 of the radix heap): the order is
+// scheduled for now from inside handlers (the current run of the wheel): the order is
 // exactly (time, scheduling order), as a stable sort of the same events gives it.
 struct Ctx {
   std::vector<std::pair<int64_t, uint64_t>>* seen;
