@@ -120,7 +120,7 @@ class EventQueue {
     ++size_;
     const uint64_t slot = e.time >> kSlotShift;
     if (slot <= cur_slot_) {
-      insert_current(e);
+      cur_.insert(e);
     } else if (slot - cur_slot_ < kWheelSlots) {
       link(e, slot);
     } else {
@@ -218,7 +218,6 @@ class EventQueue {
     std::size_t head_ = 0, end_ = 0;
   };
 
-  void insert_current(const Event& e) { cur_.insert(e); }
   Event take() {
     --size_;
     return cur_.pop_front();
