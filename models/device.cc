@@ -197,10 +197,7 @@ void Device::schedule_post(uint32_t cid, uint32_t qid, Time post) {
   (*requests_)[cid].posted = post;
   // Keep the queue's postings in time order (reads wait for the link, writes do not);
   // equal times stay in scheduling order, as their events do.
-  auto& posts = queues_[qid].posts;
-  auto it = posts.end();
-  while (it != posts.begin() && std::prev(it)->first > post) --it;
-  posts.insert(it, {post, cid});
+  queues_[qid].posts.insert_sorted({post, cid}, [](const auto& a, const auto& b) { return a.first < b.first; });
   eq_->schedule(post, cqe_post_, (static_cast<uint64_t>(qid) << 32) | cid);
 }
 

@@ -8,13 +8,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <vector>
 
 #include "models/device_command.h"
 #include "models/posted_write_order.h"
 #include "models/queue_memory.h"
+#include "models/ring_fifo.h"
 #include "models/replayed_service.h"
 #include "models/request.h"
 #include "models/service_time.h"
@@ -125,9 +125,9 @@ class Device {
     uint32_t vector = 0;
     bool in_rr = false;       // on the arbitration list
     // CQE postings scheduled and not yet written, in posting order: (time, cid).
-    std::deque<std::pair<Time, uint32_t>> posts;
+    RingFifo<std::pair<Time, uint32_t>> posts;
     // CQEs written behind a message still in the MSI-X path: (visible from, cid), in order.
-    std::deque<std::pair<Time, uint32_t>> held;
+    RingFifo<std::pair<Time, uint32_t>> held;
   };
   struct VectorState {
     bool masked = false;
@@ -187,7 +187,7 @@ class Device {
   int64_t h2d_free_ps_ = 0;
   double ps_per_byte_ = 0;
   uint32_t units_busy_ = 0;
-  std::deque<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
+  RingFifo<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
   uint32_t coal_thr_ = 0;
   uint32_t coal_time_ = 0;
   sim::TimerGeneration controller_coalesce_timer_;  // CoalescingTimer::controller

@@ -4,12 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "models/cpu_core.h"
 #include "models/queue_memory.h"
+#include "models/ring_fifo.h"
 #include "policies/api/counters.h"
 #include "policies/api/steps.h"
 #include "policies/registry.h"
@@ -44,7 +44,7 @@ struct HostQueue {
   bool apic_pending = false;   // another message arrived while this one was in service
   // MSI-X messages on their way to the core, in arrival order: (arrival time, the event
   // sequence number taken when sent). Only the first has an event (HostKernel).
-  std::deque<std::pair<Time, uint64_t>> irq_arrivals;
+  RingFifo<std::pair<Time, uint64_t>> irq_arrivals;
   uint64_t lazy_masked = 0;    // interrupts that found the vector disabled (held for replay)
 
   Task hardirq;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/cpu_core.h"
-#include "models/id_fifo.h"
+#include "models/ring_fifo.h"
 #include "sim/rng.h"
 #include "vocab/histogram.h"
 #include "vocab/profiles.h"
