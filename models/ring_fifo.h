@@ -24,7 +24,7 @@ class RingFifo {
   const T& front() const { return (*this)[0]; }
   const T& back() const { return (*this)[size() - 1]; }
   void push_back(T v) {
-    if (size() == buf_.size()) grow();
+    if (size() == buf_.size()) [[unlikely]] grow();
     buf_[tail_++ & mask_] = std::move(v);
   }
   template <typename... A>
@@ -45,7 +45,8 @@ class RingFifo {
   }
 
  private:
-  void grow() {
+  // Out of line: rare, and keeping it out lets push_back inline where it is used.
+  [[gnu::noinline]] void grow() {
     std::vector<T> bigger(buf_.empty() ? 16 : 2 * buf_.size());
     for (std::size_t i = 0; i < size(); ++i) bigger[i] = std::move(buf_[(head_ + i) & mask_]);
     tail_ = size();

@@ -22,15 +22,6 @@ void Histogram::grow_to(std::size_t bucket) {
   buckets_.resize(n, 0);
 }
 
-std::size_t Histogram::bucket_of(int64_t v) {
-  if (v < 0) v = 0;
-  if (v < kSub) return static_cast<std::size_t>(v);
-  int msb = 63 - std::countl_zero(static_cast<uint64_t>(v));  // >= kSubBits
-  int shift = msb - (kSubBits - 1);                           // keep kSubBits top bits
-  int64_t top = v >> shift;                                   // in [kHalf, kSub)
-  return static_cast<std::size_t>(kSub + (shift - 1) * kHalf + (top - kHalf));
-}
-
 int64_t Histogram::bucket_low(std::size_t b) {
   if (b < static_cast<std::size_t>(kSub)) return static_cast<int64_t>(b);
   std::size_t r = b - kSub;

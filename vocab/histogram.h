@@ -7,6 +7,8 @@
 // each was most of a short run's start-up.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -17,7 +19,21 @@ class Histogram {
   static constexpr int kSubBits = 8;  // 256 sub-buckets per doubling, half used past the first
 
   Histogram() = default;
-  void record(int64_t value) { record_n(value, 1); }
+  // One value: inline, for the per-I/O latency records (record_n is the general case).
+  void record(int64_t value) {
+    if (value < 0) value = 0;
+    const std::size_t b = bucket_of(value);
+    if (b >= buckets_.size()) [[unlikely]] grow_to(b);
+    ++buckets_[b];
+    if (count_ == 0) {
+      min_ = max_ = value;
+    } else {
+      min_ = value < min_ ? value : min_;
+      max_ = value > max_ ? value : max_;
+    }
+    ++count_;
+    sum_ += value;
+  }
   void record_n(int64_t value, uint64_t count);
   void merge(const Histogram& other);
   void clear();
@@ -34,12 +50,20 @@ class Histogram {
   // Heap bytes of the buckets: they grow with the largest value recorded.
   std::size_t heap_bytes() const { return buckets_.capacity() * sizeof(uint64_t); }
 
-  static std::size_t bucket_of(int64_t value);
+  static std::size_t bucket_of(int64_t value) {
+    if (value < 0) value = 0;
+    constexpr int64_t kSub = int64_t{1} << kSubBits;
+    if (value < kSub) return static_cast<std::size_t>(value);
+    const int msb = 63 - std::countl_zero(static_cast<uint64_t>(value));  // >= kSubBits
+    const int shift = msb - (kSubBits - 1);                              // keep kSubBits top bits
+    const int64_t top = value >> shift;                                  // in [kSub / 2, kSub)
+    return static_cast<std::size_t>(kSub + (shift - 1) * (kSub / 2) + (top - kSub / 2));
+  }
   static int64_t bucket_low(std::size_t bucket);
   static int64_t bucket_high(std::size_t bucket);
 
  private:
-  void grow_to(std::size_t bucket);  // makes buckets_[bucket] exist
+  [[gnu::noinline]] void grow_to(std::size_t bucket);  // makes buckets_[bucket] exist
 
   std::vector<uint64_t> buckets_;  // up to the largest bucket recorded; absent ones are 0
   uint64_t count_ = 0;
