@@ -141,6 +141,8 @@ class Device {
 
   static void on_doorbell_seen(void* self, uint64_t arg);
   static void on_front_end(void* self, uint64_t arg);
+  // One arbitration turn of the front end (it is free now).
+  void front_end_turn();
   static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
   static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
   static void on_coalesce_timer(void* self, uint64_t arg);
@@ -186,6 +188,8 @@ class Device {
   int64_t d2h_free_ps_ = 0;
   int64_t h2d_free_ps_ = 0;
   double ps_per_byte_ = 0;
+  uint32_t last_tx_bytes_ = 0;  // link_transfer's last size and its transfer time
+  int64_t last_tx_ps_ = 0;
   uint32_t units_busy_ = 0;
   RingFifo<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
   uint32_t coal_thr_ = 0;

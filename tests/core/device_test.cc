@@ -224,5 +224,60 @@ TEST_F(DeviceTest, TheAggregationCountIgnoresTheCqHeadDoorbellByDefault) {
   EXPECT_EQ(messages, (std::vector<Message>{{50000, 0}}));
 }
 
+// A doorbell with no fetch delay is seen at once, and an idle front end takes its turn
+// there: the commands are in their units before any event runs, and the only events are
+// the units' completions.
+TEST_F(DeviceTest, ADoorbellWithNoFetchDelayStartsItsCommandsWithoutAnEventOfItsOwn) {
+  make(1);
+  submit(0, 3);
+  EXPECT_EQ(eq.size(), 3u);  // three unit completions, no doorbell or front-end event
+  EXPECT_EQ(dev->stats().waits, 3u);
+  run_until_us(100);
+  EXPECT_EQ(eq.dispatched(), 3u + 3u);  // the completions, then the postings
+  EXPECT_EQ(messages, (std::vector<Message>{{10000, 0}, {10000, 0}, {10000, 0}}));
+}
+
+// With a fetch delay the doorbell is an event; the idle front end takes its turn inside
+// it (no event of its own), and one still busy with an earlier burst takes it later.
+TEST_F(DeviceTest, AnIdleFrontEndTakesItsTurnInTheDoorbellEventAndABusyOneLater) {
+  prof.sq_fetch = Duration::ns(500);
+  prof.iops_max = 1e6;  // 1 us per command
+  make(2);
+  submit(0, 2);
+  EXPECT_EQ(eq.size(), 1u);  // the doorbell, seen 500 ns from now
+  EXPECT_EQ(dev->stats().waits, 0u);
+  eq.run_until(Time::zero() + Duration::ns(500));
+  EXPECT_EQ(eq.dispatched(), 1u);  // the doorbell alone started both commands
+  EXPECT_EQ(dev->stats().waits, 2u);
+  submit(1, 1);  // seen at 1000 ns, when the front end is busy until 2500 ns
+  eq.run_until(Time::zero() + Duration::ns(1000));
+  EXPECT_EQ(dev->stats().waits, 2u);
+  eq.run_until(Time::zero() + Duration::ns(2500));
+  EXPECT_EQ(dev->stats().waits, 3u);
+  run_until_us(100);
+  ASSERT_EQ(messages.size(), 3u);
+  // Each command: the front end's 1 us, then 10 us in its unit.
+  EXPECT_EQ(messages[0], (Message{1500 + 10000, 0}));
+  EXPECT_EQ(messages[1], (Message{2500 + 10000, 0}));
+  EXPECT_EQ(messages[2], (Message{3500 + 10000, 1}));
+}
+
+// Transfers of one size reuse its time; another size gets its own.
+TEST_F(DeviceTest, TheLinkTimesEachTransferByItsOwnSize) {
+  prof.link_bytes_per_s = 4096e6;  // 4 KiB per us
+  make(1);
+  requests[0].bytes = 4096;
+  requests[1].bytes = 8192;
+  requests[2].bytes = 4096;
+  submit(0, 3);
+  run_until_us(100);
+  ASSERT_EQ(messages.size(), 3u);
+  // All three leave their units at 10 us and cross the link in turn: 1, 2 and 1 us.
+  EXPECT_EQ(messages[0].at_ns, 11000);
+  EXPECT_EQ(messages[1].at_ns, 13000);
+  EXPECT_EQ(messages[2].at_ns, 14000);
+  EXPECT_EQ(dev->stats().link_busy, Duration::us(4));
+}
+
 }  // namespace
 }  // namespace nvmesim
