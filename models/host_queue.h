@@ -22,7 +22,8 @@
 namespace nvmesim {
 
 struct HostQueue {
-  HostQueue(uint32_t depth, policy::AnyQueuePolicy p) : mem(depth), policy(std::move(p)) {
+  // `rings`: QueueMemory::bytes(depth) of zero bytes that outlive the queue.
+  HostQueue(uint32_t depth, std::byte* rings, policy::AnyQueuePolicy p) : mem(depth, rings), policy(std::move(p)) {
     sq.depth = depth;
     cq.depth = depth;
   }

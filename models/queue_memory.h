@@ -5,10 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
-#include <new>
 #include <type_traits>
+
+#include "models/zero_pages.h"
 
 namespace nvmesim {
 
@@ -17,37 +16,31 @@ struct CqEntry {
   uint32_t sqhd = 0;  // SQ head pointer: SQ slots up to here may be reused
   uint8_t phase = 0;  // zeroed memory: the host's first phase (1) does not match
 };
+static_assert(std::is_trivially_copyable_v<CqEntry>, "entries start as zero bytes");
 
-// A fixed array of entries that start as zero bytes, from calloc rather than a vector's
-// value-initialisation: a scenario has a queue pair per drive and core (128 in the default
-// scenario, 16 of them used), and the allocator hands out fresh zero pages for calloc
-// without writing them, so the rings of queues that never see a command cost no memset
-// and no page faults at start-up.
-template <typename T>
-class ZeroedArray {
-  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
-                "entries must be valid as zero bytes");
-
- public:
-  explicit ZeroedArray(std::size_t n) : data_(static_cast<T*>(std::calloc(n ? n : 1, sizeof(T)))), size_(n) {
-    if (!data_) throw std::bad_alloc();
+// The rings start as zero bytes. A scenario has a queue pair per drive and core (512 in
+// the default scenario, 16 of them used), so a system places each drive's rings in one
+// block of ZeroPages: the rings of queues that never see a command are never touched.
+struct QueueMemory {
+  // Bytes of one queue pair's rings at `depth`, each ring on its own cache lines.
+  static constexpr std::size_t bytes(uint32_t depth) {
+    return lines(std::size_t{depth} * sizeof(uint32_t)) + lines(std::size_t{depth} * sizeof(CqEntry));
   }
-  T& operator[](std::size_t i) { return data_.get()[i]; }
-  const T& operator[](std::size_t i) const { return data_.get()[i]; }
-  std::size_t size() const { return size_; }
+  // Rings of its own.
+  explicit QueueMemory(uint32_t depth) : own_(bytes(depth)) { place(depth, own_.data()); }
+  // Rings in `block`: bytes(depth) of zero bytes that outlive this.
+  QueueMemory(uint32_t depth, std::byte* block) { place(depth, block); }
+
+  uint32_t* sq = nullptr;  // command ids
+  CqEntry* cq = nullptr;
 
  private:
-  struct Free {
-    void operator()(T* p) const { std::free(p); }
-  };
-  std::unique_ptr<T, Free> data_;
-  std::size_t size_;
-};
-
-struct QueueMemory {
-  explicit QueueMemory(uint32_t depth) : sq(depth), cq(depth) {}
-  ZeroedArray<uint32_t> sq;  // command ids
-  ZeroedArray<CqEntry> cq;
+  static constexpr std::size_t lines(std::size_t n) { return (n + 63) / 64 * 64; }
+  void place(uint32_t depth, std::byte* block) {
+    sq = reinterpret_cast<uint32_t*>(block);
+    cq = reinterpret_cast<CqEntry*>(block + lines(std::size_t{depth} * sizeof(uint32_t)));
+  }
+  ZeroPages own_;
 };
 
 }  // namespace nvmesim

@@ -74,10 +74,14 @@ void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const polic
   devices_.back()->use_replayed_service(replayed_service_.get());
   if (MsixPath* path = kernel_.ordered_path(d)) devices_.back()->order_posted_writes(path, sc_.host.msix_path.posted_credits);
   const uint32_t depth = std::min(sc_.queue_depth, prof.max_queue_depth);
+  const std::size_t ring_bytes = QueueMemory::bytes(depth);
+  rings_.emplace_back(ring_bytes * topology_.drive_queues(d).size());
+  std::byte* rings = rings_.back().data();
   for (uint32_t gq : topology_.drive_queues(d)) {
     const Topology::Queue& tq = topology_.queue(gq);
     assert(gq == queues_.size() && "queues are built in the topology's order");
-    auto q = std::make_unique<HostQueue>(depth, tq.policy->make(params));
+    auto q = std::make_unique<HostQueue>(depth, rings, tq.policy->make(params));
+    rings += ring_bytes;
     q->index = gq;
     q->drive = d;
     q->qid = tq.qid;

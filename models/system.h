@@ -31,6 +31,7 @@
 #include "models/run_observer.h"
 #include "models/softirq_work.h"
 #include "models/topology.h"
+#include "models/zero_pages.h"
 #include "sim/event_queue.h"
 #include "sim/trace.h"
 #include "vocab/scenario.h"
@@ -99,6 +100,7 @@ class System {
   std::vector<std::unique_ptr<Core>> cores_;
   std::vector<CoreSoftirq> softirqs_;  // per core
   std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<ZeroPages> rings_;  // per drive: its queues' SQ and CQ rings (QueueMemory)
   std::vector<std::unique_ptr<HostQueue>> queues_;  // global queue ids, as the topology's
   std::vector<HostDrive> drives_;
   std::vector<Job> jobs_;
