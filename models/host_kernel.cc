@@ -5,6 +5,7 @@
 namespace nvmesim {
 
 HostKernel::HostKernel(Machine m) : m_(m), irq_arrival_(m.eq->bind(&HostKernel::on_irq_arrival, this)) {
+  for (const auto& d : m_.scenario->drives) msix_delivery_.push_back(d.profile.msix_delivery);
   const MsixPathSpec& path = m_.scenario->host.msix_path;
   if (!path.active()) return;
   const auto drives = static_cast<uint32_t>(m_.scenario->drives.size());
@@ -34,7 +35,8 @@ void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
 void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
   auto* k = static_cast<HostKernel*>(self);
   HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
-  k->deliver_irq(q, k->msix_latency(drive));
+  // Without a modelled path the latency is the drive's constant: no look-ups per message.
+  k->deliver_irq(q, k->msix_paths_.empty() ? k->msix_delivery_[drive] : k->msix_latency(drive));
 }
 
 MsixPath* HostKernel::ordered_path(uint32_t drive) {

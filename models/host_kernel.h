@@ -116,6 +116,7 @@ class HostKernel {
   Machine m_;
   sim::EventQueue::Bound irq_arrival_;  // on_irq_arrival, bound once
   std::vector<MsixPath> msix_paths_;  // empty when the host profile has none
+  std::vector<Duration> msix_delivery_;  // per drive: its profile's msix_delivery
   std::vector<CoreTimerInterrupt> timer_irqs_;
 };
 
