@@ -81,7 +81,7 @@ void Device::on_doorbell_seen(void* self, uint64_t arg) {
   }
   // An idle front end takes its turn now rather than in an event of its own at this same
   // time: one event fewer per doorbell on a lightly loaded drive.
-  if (!d->fe_scheduled_ && !d->rr_.empty() && ps_to_time_ceil(d->fe_free_ps_) <= d->eq_->now()) {
+  if (!d->fe_scheduled_ && ps_to_time_ceil(d->fe_free_ps_) <= d->eq_->now()) {
     d->front_end_turn();
     return;
   }
@@ -104,41 +104,40 @@ void Device::on_front_end(void* self, uint64_t) {
 }
 
 void Device::front_end_turn() {
-  Device* d = this;
-  if (d->rr_.empty()) return;
-  if (d->rr_pos_ >= d->rr_.size()) d->rr_pos_ = 0;
-  uint32_t qid = d->rr_[d->rr_pos_];
-  SqState& q = d->queues_[qid];
-  int64_t now_ps = d->eq_->now().ns() * kPsPerNs;
-  if (d->fe_free_ps_ < now_ps) d->fe_free_ps_ = now_ps;
+  if (rr_.empty()) return;
+  if (rr_pos_ >= rr_.size()) rr_pos_ = 0;
+  uint32_t qid = rr_[rr_pos_];
+  SqState& q = queues_[qid];
+  int64_t now_ps = eq_->now().ns() * kPsPerNs;
+  if (fe_free_ps_ < now_ps) fe_free_ps_ = now_ps;
   // The burst's requests were last written at submission: fetch them all before the
   // first is read, so their cache misses overlap.
-  for (uint32_t i = 0, h = q.fetch_head; i < d->profile_.arbitration_burst && h != q.tail; ++i) {
-    __builtin_prefetch(&(*d->requests_)[q.mem->sq[h]]);
+  for (uint32_t i = 0, h = q.fetch_head; i < profile_.arbitration_burst && h != q.tail; ++i) {
+    __builtin_prefetch(&(*requests_)[q.mem->sq[h]]);
     h = h + 1 == q.depth ? 0 : h + 1;
   }
   uint32_t taken = 0;
-  while (taken < d->profile_.arbitration_burst && q.fetch_head != q.tail) {
+  while (taken < profile_.arbitration_burst && q.fetch_head != q.tail) {
     uint32_t cid = q.mem->sq[q.fetch_head];
     q.fetch_head = q.fetch_head + 1 == q.depth ? 0 : q.fetch_head + 1;
-    d->fe_free_ps_ = add_ps(d->fe_free_ps_, d->fe_gap_ps_);
-    Time ready = ps_to_time_ceil(d->fe_free_ps_);
-    const Request& r = (*d->requests_)[cid];
-    if (d->replayed_ && d->replayed_->recorded(r)) {
-      d->replay_post(cid, ready);
+    fe_free_ps_ = add_ps(fe_free_ps_, fe_gap_ps_);
+    Time ready = ps_to_time_ceil(fe_free_ps_);
+    const Request& r = (*requests_)[cid];
+    if (replayed_ && replayed_->recorded(r)) {
+      replay_post(cid, ready);
     } else {
-      if (r.write) ready = d->link_transfer(d->h2d_free_ps_, r.bytes, ready);  // data to the device first
-      d->start_unit(DeviceCommand::of(cid, r), ready);
+      if (r.write) ready = link_transfer(h2d_free_ps_, r.bytes, ready);  // data to the device first
+      start_unit(DeviceCommand::of(cid, r), ready);
     }
     ++taken;
   }
   if (q.fetch_head == q.tail) {
     q.in_rr = false;
-    d->rr_.erase(d->rr_.begin() + static_cast<std::ptrdiff_t>(d->rr_pos_));
+    rr_.erase(rr_.begin() + static_cast<std::ptrdiff_t>(rr_pos_));
   } else {
-    ++d->rr_pos_;
+    ++rr_pos_;
   }
-  d->kick_front_end();
+  kick_front_end();
 }
 
 Time Device::link_transfer(int64_t& free_ps, uint32_t bytes, Time ready) {
