@@ -22,10 +22,10 @@ static_assert(std::is_trivially_copyable_v<CqEntry>, "entries start as zero byte
 // the default scenario, 16 of them used), so a system places each drive's rings in one
 // block of ZeroPages: the rings of queues that never see a command are never touched.
 struct QueueMemory {
-  // Bytes of one queue pair's rings at `depth`, each ring on its own cache lines.
-  static constexpr std::size_t bytes(uint32_t depth) {
-    return lines(std::size_t{depth} * sizeof(uint32_t)) + lines(std::size_t{depth} * sizeof(CqEntry));
-  }
+  // Bytes of one queue pair's rings at `depth`, each ring on its own cache lines with a
+  // guard line after it (ZeroPages::guard: a ring index past the end is reported under
+  // AddressSanitizer, as calloc's redzones did when each ring had its own allocation).
+  static constexpr std::size_t bytes(uint32_t depth) { return sq_span(depth) + cq_span(depth); }
   // Rings of its own.
   explicit QueueMemory(uint32_t depth) : own_(bytes(depth)) { place(depth, own_.data()); }
   // Rings in `block`: bytes(depth) of zero bytes that outlive this.
@@ -35,10 +35,16 @@ struct QueueMemory {
   CqEntry* cq = nullptr;
 
  private:
+  static constexpr std::size_t kGuard = 64;
   static constexpr std::size_t lines(std::size_t n) { return (n + 63) / 64 * 64; }
+  static constexpr std::size_t sq_span(uint32_t depth) { return lines(std::size_t{depth} * sizeof(uint32_t)) + kGuard; }
+  static constexpr std::size_t cq_span(uint32_t depth) { return lines(std::size_t{depth} * sizeof(CqEntry)) + kGuard; }
   void place(uint32_t depth, std::byte* block) {
     sq = reinterpret_cast<uint32_t*>(block);
-    cq = reinterpret_cast<CqEntry*>(block + lines(std::size_t{depth} * sizeof(uint32_t)));
+    cq = reinterpret_cast<CqEntry*>(block + sq_span(depth));
+    const std::size_t sq_bytes = std::size_t{depth} * sizeof(uint32_t), cq_bytes = std::size_t{depth} * sizeof(CqEntry);
+    ZeroPages::guard(block + sq_bytes, sq_span(depth) - sq_bytes);
+    ZeroPages::guard(block + sq_span(depth) + cq_bytes, cq_span(depth) - cq_bytes);
   }
   ZeroPages own_;
 };

@@ -5,7 +5,24 @@
 #include <new>
 #include <utility>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define NVMESIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NVMESIM_ASAN 1
+#endif
+#endif
+#ifdef NVMESIM_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace nvmesim {
+
+void ZeroPages::guard([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t n) {
+#ifdef NVMESIM_ASAN
+  ASAN_POISON_MEMORY_REGION(p, n);
+#endif
+}
 
 ZeroPages::ZeroPages(std::size_t bytes) : size_(bytes ? bytes : 1) {
   void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -28,6 +45,11 @@ ZeroPages& ZeroPages::operator=(ZeroPages&& other) noexcept {
 ZeroPages::~ZeroPages() { release(); }
 
 void ZeroPages::release() {
+#ifdef NVMESIM_ASAN
+  // The guards' poison stays in the shadow memory, where a later mapping at this address
+  // would find it.
+  if (data_) ASAN_UNPOISON_MEMORY_REGION(data_, size_);
+#endif
   if (data_) munmap(data_, size_);
   data_ = nullptr;
   size_ = 0;

@@ -22,6 +22,11 @@ class ZeroPages {
   std::byte* data() const { return data_; }
   std::size_t size() const { return size_; }
 
+  // Marks [p, p + n) inside the mapping as bytes nothing may touch: under AddressSanitizer
+  // any access there is reported (the guard between two queues' rings, which sit side by
+  // side in one mapping where calloc's redzones used to be). Nothing otherwise.
+  static void guard(std::byte* p, std::size_t n);
+
  private:
   void release();
   std::byte* data_ = nullptr;

@@ -63,5 +63,33 @@ TEST(QueueMemory, QueuesPlacedInOneBlockKeepToTheirOwnBytes) {
   EXPECT_LE(reinterpret_cast<std::byte*>(q2.cq + kDepth), block.data() + 3 * bytes);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+// The guard after each ring: an index one past the end is reported, in the SQ and in the
+// CQ, though the next ring follows in the same mapping (the sanitizer stage runs this).
+TEST(QueueMemoryDeathTest, AnIndexPastARingsEndIsReportedUnderAddressSanitizer) {
+  if (!kAsan) GTEST_SKIP() << "the guards are AddressSanitizer's poison: nothing to see without it";
+  constexpr uint32_t kDepth = 64;
+  ZeroPages block(2 * QueueMemory::bytes(kDepth));
+  QueueMemory q0(kDepth, block.data()), q1(kDepth, block.data() + QueueMemory::bytes(kDepth));
+  volatile uint32_t* sq = q0.sq;
+  volatile uint32_t* cq_cid = &q0.cq[kDepth - 1].cid;
+  sq[kDepth - 1] = 1;  // the last entry is the ring's own
+  *cq_cid = 1;
+  EXPECT_DEATH(sq[kDepth] = 1, "use-after-poison");
+  EXPECT_DEATH(cq_cid[3] = 1, "use-after-poison");  // q0.cq[kDepth].cid
+  EXPECT_EQ(q1.sq[0], 0u);
+}
+
 }  // namespace
 }  // namespace nvmesim
