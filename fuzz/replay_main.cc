@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "sim/address_sanitizer.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
@@ -29,18 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kTimeout = std::chrono::seconds(10);  // the fuzz stage's -timeout
 constexpr long kRssLimitMiB = 1024;                  // and its -rss_limit_mb
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
 
 // What the watchdog reads: the input being replayed and since when.
 std::atomic<const char*> current_input{nullptr};
@@ -96,7 +86,7 @@ int main(int argc, char** argv) {
   }
   // Without ASan (which reserves terabytes of shadow), also cap the address space, so one
   // huge allocation fails at once instead of between two watchdog checks.
-  if (!kAsan) {
+  if (!nvmesim::sim::kAddressSanitizer) {
     const rlim_t cap = 4ull * kRssLimitMiB << 20;
     rlimit as{cap, cap};
     setrlimit(RLIMIT_AS, &as);

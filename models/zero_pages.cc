@@ -5,13 +5,7 @@
 #include <new>
 #include <utility>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define NVMESIM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NVMESIM_ASAN 1
-#endif
-#endif
+#include "sim/address_sanitizer.h"
 #ifdef NVMESIM_ASAN
 #include <sanitizer/asan_interface.h>
 #endif

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "models/zero_pages.h"
+#include "sim/address_sanitizer.h"
 
 namespace nvmesim {
 namespace {
@@ -63,22 +64,10 @@ TEST(QueueMemory, QueuesPlacedInOneBlockKeepToTheirOwnBytes) {
   EXPECT_LE(reinterpret_cast<std::byte*>(q2.cq + kDepth), block.data() + 3 * bytes);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
-
 // The guard after each ring: an index one past the end is reported, in the SQ and in the
 // CQ, though the next ring follows in the same mapping (the sanitizer stage runs this).
 TEST(QueueMemoryDeathTest, AnIndexPastARingsEndIsReportedUnderAddressSanitizer) {
-  if (!kAsan) GTEST_SKIP() << "the guards are AddressSanitizer's poison: nothing to see without it";
+  if (!sim::kAddressSanitizer) GTEST_SKIP() << "the guards are AddressSanitizer's poison: nothing to see without it";
   constexpr uint32_t kDepth = 64;
   ZeroPages block(2 * QueueMemory::bytes(kDepth));
   QueueMemory q0(kDepth, block.data()), q1(kDepth, block.data() + QueueMemory::bytes(kDepth));
