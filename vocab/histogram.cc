@@ -37,18 +37,6 @@ int64_t Histogram::bucket_high(std::size_t b) {
   return bucket_low(b) + (int64_t{1} << shift) - 1;
 }
 
-void Histogram::record_n(int64_t v, uint64_t n) {
-  if (n == 0) return;
-  if (v < 0) v = 0;
-  std::size_t b = bucket_of(v);
-  if (b >= buckets_.size()) grow_to(b);
-  buckets_[b] += n;
-  if (count_ == 0 || v < min_) min_ = v;
-  if (count_ == 0 || v > max_) max_ = v;
-  count_ += n;
-  sum_ += static_cast<__int128>(v) * n;
-}
-
 void Histogram::merge(const Histogram& o) {
   if (o.count_ == 0) return;
   if (o.buckets_.size() > buckets_.size()) grow_to(o.buckets_.size() - 1);

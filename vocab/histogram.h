@@ -19,22 +19,19 @@ class Histogram {
   static constexpr int kSubBits = 8;  // 256 sub-buckets per doubling, half used past the first
 
   Histogram() = default;
-  // One value: inline, for the per-I/O latency records (record_n is the general case).
-  void record(int64_t value) {
+  // Inline: one record per reaped I/O.
+  void record(int64_t value) { record_n(value, 1); }
+  void record_n(int64_t value, uint64_t count) {
+    if (count == 0) return;
     if (value < 0) value = 0;
     const std::size_t b = bucket_of(value);
     if (b >= buckets_.size()) [[unlikely]] grow_to(b);
-    ++buckets_[b];
-    if (count_ == 0) {
-      min_ = max_ = value;
-    } else {
-      min_ = value < min_ ? value : min_;
-      max_ = value > max_ ? value : max_;
-    }
-    ++count_;
-    sum_ += value;
+    buckets_[b] += count;
+    if (count_ == 0 || value < min_) min_ = value;
+    if (count_ == 0 || value > max_) max_ = value;
+    count_ += count;
+    sum_ += static_cast<__int128>(value) * count;
   }
-  void record_n(int64_t value, uint64_t count);
   void merge(const Histogram& other);
   void clear();
 
