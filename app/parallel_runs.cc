@@ -31,6 +31,7 @@ void run_parallel(std::size_t count, unsigned threads, const std::function<void(
         mine = [&](double f) { progress((static_cast<double>(i) + f) / static_cast<double>(count)); };
       task(i, mine);
     }
+    if (progress) progress(1.0);
     return;
   }
 
@@ -91,6 +92,9 @@ void run_parallel(std::size_t count, unsigned threads, const std::function<void(
     }
   }  // joins
   if (failure) std::rethrow_exception(failure);
+  // The end is always heard: parts that finish before the first report would otherwise
+  // leave the caller's callback never called.
+  if (progress) progress(1.0);
 }
 
 }  // namespace nvmesim

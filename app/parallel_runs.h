@@ -1,6 +1,7 @@
 // Runs independent tasks on a few threads: task i gets a progress callback for its own
-// fraction done; the caller's progress callback sees the mean over all tasks and is only
-// ever called on the calling thread (a Python callback takes the interpreter lock there).
+// fraction done; the caller's progress callback sees the mean over all tasks, ends with
+// 1.0 when every task has finished, and is only ever called on the calling thread (a
+// Python callback takes the interpreter lock there).
 // If a task or the caller's callback throws, the other tasks stop at their next progress
 // report and the first exception is rethrown once every thread has finished.
 #pragma once

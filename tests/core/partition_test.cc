@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <sstream>
 #include <vector>
 
 #include "app/memory_estimate.h"
+#include "app/parallel_runs.h"
 #include "tests/core/job_specs.h"
 #include "tests/core/sim_helpers.h"
 
@@ -184,6 +186,21 @@ TEST(PartitionedRun, TheMergedResultsAreThoseOfTheWholeMachineForEveryPerQueuePo
   for (const char* p : {"threaded", "poll", "coalesce", "watermark", "rate"}) {
     SCOPED_TRACE(p);
     expect_same_as_whole_machine(default_short({std::string("policy.name=") + p}));
+  }
+}
+
+// Parts that finish before the calling thread's first report (here: at once, never
+// reporting) still end the caller's progress at 1.0.
+TEST(PartitionedRun, TheCallersProgressEndsAtOneHoweverShortTheParts) {
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE(threads);
+    std::vector<double> seen;
+    std::atomic<int> ran{0};
+    run_parallel(4, threads, [&](std::size_t, const ProgressFn&) { ++ran; }, [&](double f) { seen.push_back(f); });
+    EXPECT_EQ(ran.load(), 4);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.back(), 1.0);
+    for (double f : seen) EXPECT_TRUE(f >= 0.0 && f <= 1.0) << f;
   }
 }
 
