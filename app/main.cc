@@ -92,8 +92,12 @@ CLI::Validator checked(Parse parse, std::string what) {
 std::optional<uint64_t> parse_threads(const std::string& s) {
   return nvmesim::in_range_u64(nvmesim::parse_integral(s), 1, 1024);
 }
+std::optional<uint64_t> parse_report_seeds(const std::string& s) {
+  return nvmesim::in_range_u64(nvmesim::parse_integral(s), 1, nvmesim::kMaxReportSeeds);
+}
 
 const std::string kThreadsRule = "must be an integer from 1 to 1024";
+const std::string kReportSeedsRule = "must be an integer from 1 to " + std::to_string(nvmesim::kMaxReportSeeds);
 const std::string kSeedRule = "must be a non-negative integer up to 18446744073709551615";
 const std::string kMemoryRule = "must be a size from 1m to 1024g (bytes, or with a k/m/g suffix)";
 const std::string kWindowRule = "must be FROM_US:TO_US with 0 <= FROM < TO <= " +
@@ -428,6 +432,12 @@ int run_main(int argc, char** argv) {
       ->type_name("PATH=VALUE")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  std::string report_seeds;
+  report->add_option("--seeds", report_seeds,
+                     "run each row at its scenario's seed and the next N-1, paired; report medians, the change's "
+                     "range and every seed's change (default 1)")
+      ->type_name("N")
+      ->check(checked(parse_report_seeds, kReportSeedsRule));
   CalibrateArgs ca;
   CLI::App* calibrate = app.add_subcommand(
       "calibrate",
@@ -471,7 +481,12 @@ int run_main(int argc, char** argv) {
     return finish_stdout(0);
   }
   if (calibrate->parsed()) return calibrate_main(ca);
-  if (report->parsed()) return finish_stdout(nvmesim::report_main(report_dir, report_sets, std::cout, std::cerr));
+  if (report->parsed()) {
+    nvmesim::ReportOptions ro;
+    ro.overrides = report_sets;
+    if (!report_seeds.empty()) ro.seeds = static_cast<uint32_t>(*parse_report_seeds(report_seeds));
+    return finish_stdout(nvmesim::report_main(report_dir, ro, std::cout, std::cerr));
+  }
   return run_or_validate(validate->parsed(), ra);
 }
 

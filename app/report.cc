@@ -1,14 +1,17 @@
 #include "app/report.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <filesystem>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
 #include "app/input_file.h"
 #include "app/input_limits.h"
 #include "app/json_text.h"
+#include "app/parallel_runs.h"
 #include "app/run.h"
 #include "app/scenario_load.h"
 
@@ -56,10 +59,20 @@ std::string bound(const json& r) {
   return b;
 }
 
+// The middle of `v` (the mean of the two middles for an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double iops_of(const json& results) { return results["aggregate"]["iops"].get<double>(); }
+
 }  // namespace
 
-int report_main(const std::string& dir, const std::vector<std::string>& overrides, std::ostream& out,
-                std::ostream& err) {
+int report_main(const std::string& dir, const ReportOptions& opts, std::ostream& out, std::ostream& err) {
+  assert(opts.seeds >= 1 && opts.seeds <= kMaxReportSeeds && "the CLI checks --seeds");
+  const uint32_t seeds = opts.seeds;
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
@@ -69,8 +82,17 @@ int report_main(const std::string& dir, const std::vector<std::string>& override
     return 2;
   }
   std::sort(files.begin(), files.end());
-  out << "| scenario | published baseline | simulated baseline | published policy | simulated policy | published change | simulated change | simulated bound: baseline -> policy |\n"
-      << "|---|---|---|---|---|---|---|---|\n";
+  if (seeds == 1) {
+    out << "| scenario | published baseline | simulated baseline | published policy | simulated policy | published change | simulated change | simulated bound: baseline -> policy |\n";
+  } else {
+    out << "Each row runs at seeds S .. S+" << seeds - 1
+        << " (S: its scenario's seed), baseline and policy paired by seed: IOPS are medians over the " << seeds
+        << " seeds, the change is the median of the paired changes with their range in brackets, and the table "
+           "after this one gives every seed's change.\n\n"
+        << "| scenario | published baseline | simulated baseline (median) | published policy | simulated policy (median) | published change | simulated change: median (min .. max) | simulated bound at the median seed: baseline -> policy |\n";
+  }
+  out << "|---|---|---|---|---|---|---|---|\n";
+  std::vector<std::string> per_seed;  // rows of the second table
   for (const auto& f : files) {
     // The same guarded read and nesting limit as the loader; the loader reports errors.
     auto text = read_input_file(f.string(), limits::kMaxInputFileBytes);
@@ -84,33 +106,74 @@ int report_main(const std::string& dir, const std::vector<std::string>& override
       err << "nvmesim: " << f.string() << ": /published: must be an object\n";
       return 2;
     }
-    json runs[2];
+    // Loaded up front, so that an input error stops the report before anything runs:
+    // run k is arm k % 2 (baseline, policy) at seed S + k / 2.
     const char* which[2] = {"baseline_policy", "policy"};
-    for (int k = 0; k < 2; ++k) {
+    std::vector<LoadedScenario> loaded;
+    uint64_t first_seed = 0;
+    for (uint32_t k = 0; k < 2 * seeds; ++k) {
       LoadOptions o;
-      o.overrides = overrides;
-      o.overrides.push_back("policy.name=" + pub.value(which[k], std::string("irq")));
+      o.overrides = opts.overrides;
+      o.overrides.push_back("policy.name=" + pub.value(which[k % 2], std::string("irq")));
+      if (k >= 2) o.seed = first_seed + k / 2;  // wraps past 2^64-1, as a seed may
       auto l = load_scenario_file(f.string(), o);
       if (auto* e = std::get_if<InputError>(&l)) {
         err << "nvmesim: " << f.string() << ": " << e->str() << "\n";
         return 2;
       }
-      runs[k] = run_scenario(std::get<LoadedScenario>(l));
+      loaded.push_back(std::move(std::get<LoadedScenario>(l)));
+      if (k == 0) first_seed = loaded[0].scenario.seed;
     }
-    double b = runs[0]["aggregate"]["iops"].get<double>(), p = runs[1]["aggregate"]["iops"].get<double>();
+    // The runs are independent: side by side, each on one thread (a run's results do not
+    // depend on its thread count).
+    std::vector<json> runs(loaded.size());
+    run_parallel(
+        loaded.size(), default_threads(),
+        [&](std::size_t k, const ProgressFn&) {
+          RunOptions ro;
+          ro.threads = 1;
+          runs[k] = run_scenario(loaded[k], ro);
+        },
+        {});
+    std::vector<double> base(seeds), pol(seeds), change(seeds);
+    for (uint32_t i = 0; i < seeds; ++i) {
+      base[i] = iops_of(runs[2 * i]);
+      pol[i] = iops_of(runs[2 * i + 1]);
+      change[i] = (pol[i] / base[i] - 1) * 100;
+    }
+    // The seed whose change is the median (the lower middle for an even count) shows
+    // what bounds the runs.
+    std::vector<uint32_t> order(seeds);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return change[a] < change[b]; });
+    const uint32_t mid = order[(seeds - 1) / 2];
+
+    std::string sim_change = pct(median(change));
+    if (seeds > 1)
+      sim_change += " (" + pct(change[order.front()]) + " .. " + pct(change[order.back()]) + ")";
     std::string pub_change = pub.contains("change_pct") ? pct(pub["change_pct"].get<double>())
                            : pub.contains("change_pct_range")
                                ? pct(pub["change_pct_range"][0].get<double>()) + " to " + pct(pub["change_pct_range"][1].get<double>())
                                : "-";
-    out << "| " << f.stem().string() << " (" << pub.value("policy", "") << ")"
+    const std::string name = f.stem().string() + " (" + pub.value("policy", "") + ")";
+    out << "| " << name
         << " | " << (pub.contains("baseline_iops") ? mega(pub["baseline_iops"].get<double>()) : "-")
-        << " | " << mega(b)
+        << " | " << mega(median(base))
         << " | " << (pub.contains("policy_iops") ? mega(pub["policy_iops"].get<double>()) : "-")
-        << " | " << mega(p)
+        << " | " << mega(median(pol))
         << " | " << pub_change
-        << " | " << pct((p / b - 1) * 100)
-        << " | " << bound(runs[0]) << " -> " << bound(runs[1]) << " |\n";
+        << " | " << sim_change
+        << " | " << bound(runs[2 * mid]) << " -> " << bound(runs[2 * mid + 1]) << " |\n";
     out.flush();
+    if (seeds > 1) {
+      std::string row = "| " + name + " | " + std::to_string(first_seed) + " | ";
+      for (uint32_t i = 0; i < seeds; ++i) row += (i ? ", " : "") + pct(change[i]);
+      per_seed.push_back(row + " |\n");
+    }
+  }
+  if (seeds > 1) {
+    out << "\n| scenario | first seed S | simulated change at seeds S, S+1, ... |\n|---|---|---|\n";
+    for (const auto& row : per_seed) out << row;
   }
   return 0;
 }

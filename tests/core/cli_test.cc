@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -521,6 +522,89 @@ TEST(Cli, FioIologReplays) {
   nlohmann::json r = nlohmann::json::parse(in)["replay"];
   EXPECT_EQ(r["format"], "fio-iolog-v3");
   EXPECT_EQ(r["matched"], 2);
+}
+
+// `report` over a directory holding one published row (boundary QD64 libaio: its change
+// differs from seed to seed), kept short. A directory per test: ctest runs tests side by side.
+struct ReportDir {
+  std::filesystem::path dir;
+  explicit ReportDir(const std::string& tag)
+      : dir(std::filesystem::temp_directory_path() / ("nvmesim_cli_report_" + tag)) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(std::string(NVMESIM_SCENARIOS) + "/published/a3_boundary_qd64_libaio.json",
+                               dir / "a3_boundary_qd64_libaio.json");
+  }
+  Outcome report(const std::string& args) const {
+    return cli("report " + dir.string() + " --set duration_us=3000 --set warmup_us=1000 " + args);
+  }
+};
+
+// The cells of the table line that starts with `row` (the n-th such line).
+std::vector<std::string> cells_of(const std::string& text, const std::string& row, int nth = 1) {
+  std::size_t at = std::string::npos;
+  for (int i = 0; i < nth; ++i) at = text.find("| " + row + " |", at == std::string::npos ? 0 : at + 1);
+  if (at == std::string::npos) return {};
+  std::string line = text.substr(at, text.find('\n', at) - at);
+  std::vector<std::string> cells;
+  std::stringstream ss(line.substr(1));
+  for (std::string c; std::getline(ss, c, '|');) cells.push_back(c.substr(1, c.size() - 2));
+  return cells;
+}
+double percent(const std::string& s) { return std::stod(s.substr(0, s.find('%'))); }
+
+TEST(Cli, ReportRunsEachRowAtOneSeedByDefault) {
+  const ReportDir d("one");
+  const Outcome one = d.report("");
+  ASSERT_EQ(one.code, 0) << one.out;
+  EXPECT_EQ(d.report("--seeds 1").out, one.out);
+  const auto row = cells_of(one.out, "a3_boundary_qd64_libaio (watermark)");
+  ASSERT_EQ(row.size(), 8u) << one.out;
+  EXPECT_EQ(row[5], "+28.61% to +59.75%");
+  EXPECT_EQ(row[6].find('('), std::string::npos) << "one seed: no range";
+  EXPECT_EQ(one.out.find("first seed"), std::string::npos) << "one seed: no per-seed table";
+}
+
+// Several seeds: every seed's paired change, their median and range in the row, and the
+// seeds are the scenario's (here set to 7) and the ones after it -- the same runs as a
+// report at each seed on its own.
+TEST(Cli, ReportOverSeedsGivesTheMedianTheRangeAndEverySeed) {
+  const ReportDir d("three");
+  const Outcome three = d.report("--seeds 3 --set seed=7");
+  ASSERT_EQ(three.code, 0) << three.out;
+  EXPECT_NE(three.out.find("Each row runs at seeds S .. S+2"), std::string::npos) << three.out;
+  const auto seeds = cells_of(three.out, "a3_boundary_qd64_libaio (watermark)", 2);
+  ASSERT_EQ(seeds.size(), 3u) << three.out;
+  EXPECT_EQ(seeds[1], "7");
+  std::vector<double> changes;
+  std::stringstream ss(seeds[2]);
+  for (std::string c; std::getline(ss, c, ',');) changes.push_back(percent(c.substr(c.find_first_not_of(' '))));
+  ASSERT_EQ(changes.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    const Outcome alone = d.report("--set seed=" + std::to_string(7 + k));
+    const auto row = cells_of(alone.out, "a3_boundary_qd64_libaio (watermark)");
+    ASSERT_EQ(row.size(), 8u) << alone.out;
+    EXPECT_DOUBLE_EQ(percent(row[6]), changes[k]) << "seed " << 7 + k;
+  }
+  std::vector<double> sorted = changes;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_LT(sorted.front(), sorted.back()) << "the seeds should differ on this row";
+  const auto row = cells_of(three.out, "a3_boundary_qd64_libaio (watermark)");
+  ASSERT_EQ(row.size(), 8u) << three.out;
+  char want[96];
+  std::snprintf(want, sizeof want, "%+.2f%% (%+.2f%% .. %+.2f%%)", sorted[1], sorted[0], sorted[2]);
+  EXPECT_EQ(row[6], want);
+  EXPECT_EQ(d.report("--seeds 3 --set seed=7").out, three.out) << "deterministic";
+}
+
+TEST(Cli, ReportSeedsOutsideOneToAHundredAreRefused) {
+  for (const char* bad : {"0", "-1", "101", "x", "2.5"}) {
+    Outcome o = cli(std::string("report --seeds ") + bad);
+    EXPECT_EQ(o.code, 2) << bad;
+    EXPECT_NE(o.out.find(std::string("--seeds: must be an integer from 1 to 100, got '") + bad + "'"),
+              std::string::npos)
+        << o.out;
+  }
 }
 
 }  // namespace
