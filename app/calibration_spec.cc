@@ -304,12 +304,18 @@ CalibrationSpecResult load_calibration_spec(const json& doc, const std::string& 
     }
     const json& first = spec.runs[0].scenario.at(json::json_pointer(parameter_pointers(spec.runs[0].scenario, p.path)[0]));
     p.integer = first.is_number_integer();
-    // Default bounds: the profile's documented range ("ranges": {"/irq_entry_ns": [lo, hi]}).
-    std::string slot0 = parameter_pointers(spec.runs[0].scenario, p.slot)[0];
-    const json& profile = spec.runs[0].scenario.at(json::json_pointer(slot0));
+    // Default bounds: the profile's documented range ("ranges": {"/irq_entry_ns": [lo, hi]}),
+    // from the first run whose scenario has it (a results document's scenario is the
+    // resolved one, without the profile's ranges).
     const json* range = nullptr;
-    if (profile.contains("ranges") && profile["ranges"].is_object() && profile["ranges"].contains(p.in_profile))
-      range = &profile["ranges"][p.in_profile];
+    for (const auto& run : spec.runs) {
+      const std::string slot0 = parameter_pointers(run.scenario, p.slot)[0];
+      const json& profile = run.scenario.at(json::json_pointer(slot0));
+      if (profile.contains("ranges") && profile["ranges"].is_object() && profile["ranges"].contains(p.in_profile)) {
+        range = &profile["ranges"][p.in_profile];
+        break;
+      }
+    }
     if (range && !(range->is_array() && range->size() == 2 && (*range)[0].is_number() && (*range)[1].is_number()))
       return InputError{pw + "/path", "the profile's ranges[\"" + p.in_profile + "\"] must be [lo, hi]"};
     bool has_min = pr.has("min"), has_max = pr.has("max");

@@ -283,6 +283,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
   if (validate) {
     std::cout << a.scenario << ": valid (" << ls.scenario.drives.size() << " drive(s), " << ls.scenario.jobs.size()
               << " job section(s), policy " << ls.scenario.policy.name << ")\n";
+    for (const auto& w : ls.warnings) std::cout << "  warning: " << w << "\n";
     return finish_stdout(0);
   }
 

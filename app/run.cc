@@ -217,6 +217,7 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
   for (uint32_t d = 0; d < sc.drives.size(); ++d) r.drives.push_back(std::move(owner(&Partitioning::drive_part, d).drives[d]));
   for (uint32_t c = 0; c < measured[0].cores.size(); ++c) r.cores.push_back(owner(&Partitioning::core_part, c).cores[c]);
   r.limits = limits_of(r);
+  r.warnings = loaded.warnings;
   if (sc.warmup_given)
     r.warnings.push_back("warmup_us lengthened from " + std::to_string(sc.warmup_given->count_ns() / 1000) + " to " +
                          std::to_string(sc.warmup.count_ns() / 1000) + ": " + sc.policy.name +

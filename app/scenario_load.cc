@@ -12,6 +12,7 @@
 #include "app/json_reader.h"
 #include "app/json_text.h"
 #include "app/memory_estimate.h"
+#include "app/profile_ranges.h"
 #include "app/scenario_json.h"
 #include "policies/registry.h"
 
@@ -639,6 +640,12 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
   if (auto path = invalid_utf8_path(doc)) return InputError{*path, "is not valid UTF-8 text"};
   LoadedScenario out;
   if (auto e = read_scenario(doc, base_dir, out.scenario)) return *e;
+  // The profiles are objects now (read_scenario read them).
+  if (auto e = check_profile_ranges(doc["host"], "/host", out.warnings)) return *e;
+  for (std::size_t i = 0; i < doc["drives"].size(); ++i) {
+    const std::string dp = "/drives/" + std::to_string(i) + "/profile";
+    if (auto e = check_profile_ranges(doc["drives"][i]["profile"], dp, out.warnings)) return *e;
+  }
   if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return *e;
   out.resolved = scenario_to_json(out.scenario);
   return out;

@@ -30,6 +30,9 @@ struct LoadOptions {
 struct LoadedScenario {
   Scenario scenario;
   nlohmann::json resolved;  // what was run, as JSON; goes into the results
+  // Legal but suspect, for the results' warnings: profile values outside the physical
+  // range their profile documents (app/profile_ranges.h).
+  std::vector<std::string> warnings;
 };
 
 using LoadResult = std::variant<LoadedScenario, InputError>;

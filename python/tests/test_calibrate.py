@@ -41,10 +41,10 @@ def test_calibrate_recovers_a_hidden_service_time_and_writes_its_outputs(tmp_pat
 
 def test_a_bad_spec_raises_scenario_error_with_its_path():
     spec = _spec({"iops": 1e5})
-    spec["parameters"][0].pop("max")
+    spec["parameters"][0]["max"] = 30000  # below its min
     with pytest.raises(nvmesim.ScenarioError) as e:
         nvmesim.calibrate(spec)
-    assert e.value.path == "/parameters/0"
+    assert e.value.path == "/parameters/0/max"
 
 
 # Issue 11's judgement of held-out points, on synthetic ground truth: "measurements" are

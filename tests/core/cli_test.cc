@@ -334,8 +334,8 @@ std::string read_text(const std::filesystem::path& p) {
 TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
   const std::string run = R"({"name": "r", "scenario": ")" + small_scenario(4) + R"(", "measured": {"iops": 5e4}})";
   const std::pair<std::string, std::string> cases[] = {
-      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run + R"(], "parameters": [{"path": "/host/irq_entry_ns"}]})",
-       "/parameters/0: needs min and max"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run + R"(], "parameters": [{"path": "/host/fsleep_slack_pct"}]})",
+       "/parameters/0: needs min and max: the profile documents no range for /fsleep_slack_pct"},
       {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
            R"(], "parameters": [{"path": "/seed", "min": 1, "max": 2}]})",
        "/parameters/0/path: must name a profile value"},
@@ -366,7 +366,8 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
 }
 
 // Measurements written by the CLI itself (a results document and a fio JSON file) at a
-// hidden service time; calibrate reads both kinds, recovers it, and is deterministic.
+// hidden service time; calibrate reads both kinds, recovers it inside the range the drive
+// profile documents (the parameter's bounds when the spec gives none), and is deterministic.
 TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_calibrate";
   std::filesystem::remove_all(dir);
@@ -379,7 +380,7 @@ TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   }
   std::string spec = temp("nvmesim_cal_spec.json", R"({"format": "nvmesim-calibrate/1", "name": "cli",
     "starts": 2, "max_evaluations": 30, "neighbourhood": 4, "fitted_on": "2026-01-02",
-    "parameters": [{"path": "/drives/*/profile/read/mean_ns", "min": 40000, "max": 150000}],
+    "parameters": [{"path": "/drives/*/profile/read/mean_ns"}],
     "runs": [{"name": "qd2", "measured": ")" + (dir / "measured_qd2.json").string() + R"("},
              {"name": "qd8", "role": "holdout", "scenario": ")" + small_scenario(8) + R"(",
               "measured": ")" + (dir / "measured_qd8.json").string() + R"(", "metrics": ["iops"]}]})");
@@ -396,6 +397,7 @@ TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   const auto report = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
   EXPECT_EQ(report["runs"][1]["source"], "fio JSON measured_qd8.json");
   EXPECT_EQ(report["runs"][1]["role"], "holdout");
+  EXPECT_EQ(report["parameters"][0]["bounds"], nlohmann::json::array({60000, 100000}));
   EXPECT_NE(read_text(dir / "a" / "report.md").find("## Parameters"), std::string::npos);
   // Same spec and date: byte-identical outputs.
   EXPECT_EQ(read_text(dir / "a-profile.json"), read_text(dir / "b-profile.json"));

@@ -2,11 +2,15 @@
 // draw what they claim.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "app/run.h"
 #include "app/scenario_load.h"
 #include "models/service_time.h"
 #include "policies/registry.h"
@@ -25,12 +29,132 @@ TEST(Profiles, EveryNumberNamesItsSourceOrSaysAssumed) {
     ASSERT_TRUE(doc.contains("comment")) << e.path();
     ASSERT_TRUE(doc.contains("sources")) << e.path();
     for (const auto& [key, value] : doc.items()) {
-      if (key == "name" || key == "comment" || key == "sources") continue;
+      if (key == "name" || key == "comment" || key == "sources" || key == "ranges") continue;
       EXPECT_TRUE(doc["sources"].contains(key)) << e.path().filename() << ": no source for " << key;
       ++checked;
     }
   }
   EXPECT_GT(checked, 20);
+}
+
+// The part of a group's source (one text for a profile object such as "completion_ipi")
+// that is about `leaf`: from "leaf:" to the next "sibling:", or all of it.
+std::string source_of(const std::string& group_text, const std::string& leaf, const nlohmann::json& group) {
+  const std::size_t from = group_text.find(leaf + ":");
+  if (from == std::string::npos) return group_text;
+  std::size_t to = group_text.size();
+  for (const auto& [sibling, v] : group.items())
+    if (sibling != leaf)
+      if (std::size_t at = group_text.find(sibling + ":", from + 1); at != std::string::npos && at > from) to = std::min(to, at);
+  return group_text.substr(from, to - from);
+}
+
+// Every number a source calls assumed has its physical range in "ranges" (by its pointer),
+// and lies inside it; a mechanism switched off (0, its source says OFF) has no value to
+// range. Every range names a number of its profile.
+TEST(Profiles, EveryAssumedNumberHasAPhysicalRangeThatHoldsIt) {
+  int ranged = 0;
+  for (const auto& e : fs::directory_iterator(default_scenarios_dir() + "/profiles")) {
+    if (e.path().extension() != ".json") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    std::ifstream in(e.path());
+    const auto doc = nlohmann::json::parse(in);
+    ASSERT_TRUE(doc.contains("ranges"));
+    const auto& ranges = doc["ranges"];
+    auto check = [&](const std::string& ptr, const nlohmann::json& value, const std::string& source) {
+      if (!value.is_number()) return;
+      const bool assumed = source.find("assumed") != std::string::npos || source.find("ASSUMED") != std::string::npos;
+      if (!assumed || (value == 0 && source.rfind("OFF", 0) == 0)) return;
+      ASSERT_TRUE(ranges.contains(ptr)) << ptr << " is assumed (" << source.substr(0, 80) << "...) with no range";
+      const double v = value.get<double>(), lo = ranges[ptr][0].get<double>(), hi = ranges[ptr][1].get<double>();
+      EXPECT_LT(lo, hi) << ptr;
+      EXPECT_TRUE(lo <= v && v <= hi) << ptr << " = " << v << " outside [" << lo << ", " << hi << "]";
+      ++ranged;
+    };
+    for (const auto& [key, value] : doc.items()) {
+      if (key == "name" || key == "comment" || key == "sources" || key == "ranges") continue;
+      const std::string text = doc["sources"].value(key, "");
+      if (value.is_object()) {
+        for (const auto& [leaf, v] : value.items()) check("/" + key + "/" + leaf, v, source_of(text, leaf, value));
+      } else {
+        check("/" + key, value, text);
+      }
+    }
+    for (const auto& [ptr, range] : ranges.items()) {
+      EXPECT_TRUE(doc.contains(nlohmann::json::json_pointer(ptr)) && doc[nlohmann::json::json_pointer(ptr)].is_number())
+          << ptr << " names no number";
+      EXPECT_TRUE(range.is_array() && range.size() == 2) << ptr;
+    }
+  }
+  EXPECT_GT(ranged, 100);
+}
+
+// The shipped scenarios load with every profile value inside its range: no warnings.
+TEST(Profiles, ShippedScenariosHaveNoValueOutsideItsRange) {
+  std::vector<fs::path> files{default_scenarios_dir() + "/default.json"};
+  for (const auto& e : fs::directory_iterator(default_scenarios_dir() + "/published")) files.push_back(e.path());
+  for (const auto& f : files) {
+    auto r = load_scenario_file(f.string(), LoadOptions{});
+    ASSERT_TRUE(std::holds_alternative<LoadedScenario>(r)) << f << ": " << std::get<InputError>(r).str();
+    EXPECT_TRUE(std::get<LoadedScenario>(r).warnings.empty()) << f << ": " << std::get<LoadedScenario>(r).warnings[0];
+  }
+}
+
+TEST(Profiles, MalformedRangesAreInputErrorsNamingTheirKey) {
+  struct Case {
+    nlohmann::json ranges;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{1, 2}, "/host/ranges: must be an object of [lo, hi] by the pointer of a number in this profile"},
+      {{{"/nope", {1, 2}}}, "/host/ranges: \"/nope\": names no number of this profile"},
+      {{{"irq_entry_ns", {1, 2}}}, "/host/ranges: \"irq_entry_ns\": names no number of this profile"},
+      {{{"", {1, 2}}}, "/host/ranges: \"\": names no number of this profile"},
+      {{{"/name", {1, 2}}}, "/host/ranges: \"/name\": names no number of this profile"},
+      {{{"/libaio", {1, 2}}}, "/host/ranges: \"/libaio\": names no number of this profile"},
+      {{{"/ranges/x", {1, 2}}}, "/host/ranges: \"/ranges/x\": names no number of this profile"},
+      {{{"/libaio~2/syscall_ns", {1, 2}}}, "/host/ranges: \"/libaio~2/syscall_ns\": names no number of this profile"},
+      {{{"/irq_entry_ns", {1}}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi], two numbers, got [1]"},
+      {{{"/irq_entry_ns", {1, "x"}}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi], two numbers, got [1,\"x\"]"},
+      {{{"/irq_entry_ns", 5}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi], two numbers, got 5"},
+      {{{"/irq_entry_ns", {9, 3}}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi] with lo <= hi, got [9,3]"},
+  };
+  for (const Case& c : cases) {
+    auto doc = testing::ideal_scenario();
+    doc["host"]["ranges"] = c.ranges;
+    auto r = load_scenario_json(doc, LoadOptions{});
+    ASSERT_TRUE(std::holds_alternative<InputError>(r)) << c.ranges.dump();
+    EXPECT_EQ(std::get<InputError>(r).str().substr(0, c.error.size()), c.error) << std::get<InputError>(r).str();
+  }
+  auto doc = testing::ideal_scenario();
+  doc["drives"][0]["profile"]["ranges"] = {{"/read/dist", {1, 2}}};
+  auto r = load_scenario_json(doc, LoadOptions{});
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).str(),
+            "/drives/0/profile/ranges: \"/read/dist\": names no number of this profile (a JSON pointer such as "
+            "\"/irq_entry_ns\" or \"/read/mean_ns\")");
+}
+
+// A value outside its documented range is legal (sweeps explore there) and warned about,
+// in the loaded scenario and in the run's results; inside (ends included) it is not.
+TEST(Profiles, AValueOutsideItsRangeRunsAndWarns) {
+  auto doc = testing::ideal_scenario();
+  doc["duration_us"] = 1000;
+  doc["warmup_us"] = 0;
+  doc["host"]["ranges"] = {{"/irq_entry_ns", {0, 0}}, {"/libaio/syscall_ns", {0, 100}}};
+  doc["drives"][0]["profile"]["ranges"] = {{"/read/mean_ns", {10000, 90000}}};
+  EXPECT_TRUE(testing::load_or_fail(doc).warnings.empty());
+  EXPECT_FALSE(testing::run(doc).contains("warnings"));
+
+  const LoadedScenario out = testing::load_or_fail(doc, {"host.irq_entry_ns=250", "drives.0.profile.read.mean_ns=95000"});
+  ASSERT_EQ(out.warnings.size(), 2u);
+  EXPECT_EQ(out.warnings[0], "/host/irq_entry_ns = 250 is outside the physical range its profile documents, [0, 0]");
+  EXPECT_EQ(out.warnings[1],
+            "/drives/0/profile/read/mean_ns = 95000 is outside the physical range its profile documents, [10000, 90000]");
+  const auto results = run_scenario(out);
+  ASSERT_TRUE(results.contains("warnings"));
+  EXPECT_EQ(results["warnings"][0], out.warnings[0]);
+  EXPECT_EQ(results["warnings"][1], out.warnings[1]);
 }
 
 TEST(ServiceTime, LognormalHasTheConfiguredMean) {
