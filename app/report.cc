@@ -66,7 +66,12 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double iops_of(const json& results) { return results["aggregate"]["iops"].get<double>(); }
+// What the table needs of one run (not its whole results document: a report over many
+// seeds would hold them all).
+struct RunSummary {
+  double iops = 0;
+  std::string bound;
+};
 
 }  // namespace
 
@@ -126,19 +131,20 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
     }
     // The runs are independent: side by side, each on one thread (a run's results do not
     // depend on its thread count).
-    std::vector<json> runs(loaded.size());
+    std::vector<RunSummary> runs(loaded.size());
     run_parallel(
         loaded.size(), default_threads(),
         [&](std::size_t k, const ProgressFn&) {
           RunOptions ro;
           ro.threads = 1;
-          runs[k] = run_scenario(loaded[k], ro);
+          const json results = run_scenario(loaded[k], ro);
+          runs[k] = RunSummary{results["aggregate"]["iops"].get<double>(), bound(results)};
         },
         {});
     std::vector<double> base(seeds), pol(seeds), change(seeds);
     for (uint32_t i = 0; i < seeds; ++i) {
-      base[i] = iops_of(runs[2 * i]);
-      pol[i] = iops_of(runs[2 * i + 1]);
+      base[i] = runs[2 * i].iops;
+      pol[i] = runs[2 * i + 1].iops;
       change[i] = (pol[i] / base[i] - 1) * 100;
     }
     // The seed whose change is the median (the lower middle for an even count) shows
@@ -163,7 +169,7 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
         << " | " << mega(median(pol))
         << " | " << pub_change
         << " | " << sim_change
-        << " | " << bound(runs[2 * mid]) << " -> " << bound(runs[2 * mid + 1]) << " |\n";
+        << " | " << runs[2 * mid].bound << " -> " << runs[2 * mid + 1].bound << " |\n";
     out.flush();
     if (seeds > 1) {
       std::string row = "| " + name + " | " + std::to_string(first_seed) + " | ";
