@@ -2,6 +2,9 @@
 
 #include <cstdio>
 
+#include "app/json_reader.h"
+#include "app/json_text.h"
+
 namespace nvmesim {
 namespace {
 using nlohmann::json;
@@ -49,16 +52,16 @@ std::optional<InputError> check_profile_ranges(const json& profile, const std::s
     return InputError{where, "must be an object of [lo, hi] by the pointer of a number in this profile, e.g. "
                              "{\"/irq_entry_ns\": [400, 1200]}"};
   for (const auto& [key, range] : ranges.items()) {
-    const std::string at = where + ": \"" + key + "\"";
+    const std::string at = where + "/" + json_pointer_token(key);
     const std::string first = key.empty() ? std::string() : key.substr(1, key.find('/', 1) - 1);
     const json* value = (first == "sources" || first == "ranges" || first == "comment") ? nullptr : member_at(profile, key);
     if (value == nullptr || !value->is_number())
-      return InputError{at, "names no number of this profile (a JSON pointer such as \"/irq_entry_ns\" or "
-                            "\"/read/mean_ns\")"};
+      return InputError{at, "\"" + key + "\" names no number of this profile (a JSON pointer such as "
+                            "\"/irq_entry_ns\" or \"/read/mean_ns\")"};
     if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number())
-      return InputError{at, "must be [lo, hi], two numbers, got " + range.dump()};
+      return InputError{at, "must be [lo, hi], two numbers, got " + json_excerpt(range)};
     const double lo = range[0].get<double>(), hi = range[1].get<double>();
-    if (lo > hi) return InputError{at, "must be [lo, hi] with lo <= hi, got " + range.dump()};
+    if (lo > hi) return InputError{at, "must be [lo, hi] with lo <= hi, got " + json_excerpt(range)};
     const double v = value->get<double>();
     if (v < lo || v > hi)
       outside.push_back(path + key + " = " + number_text(v) + " is outside the physical range its profile documents, [" +

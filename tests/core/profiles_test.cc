@@ -107,17 +107,17 @@ TEST(Profiles, MalformedRangesAreInputErrorsNamingTheirKey) {
   };
   const std::vector<Case> cases = {
       {{1, 2}, "/host/ranges: must be an object of [lo, hi] by the pointer of a number in this profile"},
-      {{{"/nope", {1, 2}}}, "/host/ranges: \"/nope\": names no number of this profile"},
-      {{{"irq_entry_ns", {1, 2}}}, "/host/ranges: \"irq_entry_ns\": names no number of this profile"},
-      {{{"", {1, 2}}}, "/host/ranges: \"\": names no number of this profile"},
-      {{{"/name", {1, 2}}}, "/host/ranges: \"/name\": names no number of this profile"},
-      {{{"/libaio", {1, 2}}}, "/host/ranges: \"/libaio\": names no number of this profile"},
-      {{{"/ranges/x", {1, 2}}}, "/host/ranges: \"/ranges/x\": names no number of this profile"},
-      {{{"/libaio~2/syscall_ns", {1, 2}}}, "/host/ranges: \"/libaio~2/syscall_ns\": names no number of this profile"},
-      {{{"/irq_entry_ns", {1}}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi], two numbers, got [1]"},
-      {{{"/irq_entry_ns", {1, "x"}}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi], two numbers, got [1,\"x\"]"},
-      {{{"/irq_entry_ns", 5}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi], two numbers, got 5"},
-      {{{"/irq_entry_ns", {9, 3}}}, "/host/ranges: \"/irq_entry_ns\": must be [lo, hi] with lo <= hi, got [9,3]"},
+      {{{"/nope", {1, 2}}}, "/host/ranges/~1nope: \"/nope\" names no number of this profile"},
+      {{{"irq_entry_ns", {1, 2}}}, "/host/ranges/irq_entry_ns: \"irq_entry_ns\" names no number of this profile"},
+      {{{"", {1, 2}}}, "/host/ranges/: \"\" names no number of this profile"},
+      {{{"/name", {1, 2}}}, "/host/ranges/~1name: \"/name\" names no number of this profile"},
+      {{{"/libaio", {1, 2}}}, "/host/ranges/~1libaio: \"/libaio\" names no number of this profile"},
+      {{{"/ranges/x", {1, 2}}}, "/host/ranges/~1ranges~1x: \"/ranges/x\" names no number of this profile"},
+      {{{"/libaio~2/syscall_ns", {1, 2}}}, "/host/ranges/~1libaio~02~1syscall_ns: \"/libaio~2/syscall_ns\" names no number of this profile"},
+      {{{"/irq_entry_ns", {1}}}, "/host/ranges/~1irq_entry_ns: must be [lo, hi], two numbers, got [1]"},
+      {{{"/irq_entry_ns", {1, "x"}}}, "/host/ranges/~1irq_entry_ns: must be [lo, hi], two numbers, got [1,\"x\"]"},
+      {{{"/irq_entry_ns", 5}}, "/host/ranges/~1irq_entry_ns: must be [lo, hi], two numbers, got 5"},
+      {{{"/irq_entry_ns", {9, 3}}}, "/host/ranges/~1irq_entry_ns: must be [lo, hi] with lo <= hi, got [9,3]"},
   };
   for (const Case& c : cases) {
     auto doc = testing::ideal_scenario();
@@ -131,7 +131,7 @@ TEST(Profiles, MalformedRangesAreInputErrorsNamingTheirKey) {
   auto r = load_scenario_json(doc, LoadOptions{});
   ASSERT_TRUE(std::holds_alternative<InputError>(r));
   EXPECT_EQ(std::get<InputError>(r).str(),
-            "/drives/0/profile/ranges: \"/read/dist\": names no number of this profile (a JSON pointer such as "
+            "/drives/0/profile/ranges/~1read~1dist: \"/read/dist\" names no number of this profile (a JSON pointer such as "
             "\"/irq_entry_ns\" or \"/read/mean_ns\")");
 }
 
