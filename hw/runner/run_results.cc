@@ -163,6 +163,7 @@ void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSes
   r.seed = sc.seed;
   r.scenario = loaded.resolved;
   r.window = f.window;
+  r.warnings = loaded.warnings;  // the loader's, as a simulated run's results carry them
   std::map<uint32_t, results::CoreRecord> cores;  // nominal core -> context CPU time
   for (uint32_t i = 0; i < lanes.size(); ++i) add_lane(r, cores, lanes[i], i, sc.jobs.front(), policies[i]);
   r.drives.push_back(drive_record(r, sc, o, s, drive_env, lanes, f));

@@ -36,7 +36,7 @@ driver_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver")" 2>/dev/nul
 # queue, policy parameters from $PARAMS (JSON object). It is a full simulator scenario
 # (nvmesim-hw loads it with the simulator's loader): the host and drive profiles are
 # required there, inline here (the VM has no profile files); the hw run ignores them.
-write_scenario() {  # policy duration_us [extra job json]
+write_scenario() {  # policy duration_us [extra job json]; DRIVE_RANGES: the drive profile's ranges
   cat > /tmp/scenario.json <<JSON
 {
   "name": "vm smoke: $1",
@@ -47,7 +47,7 @@ write_scenario() {  # policy duration_us [extra job json]
   "host": {"name": "qemu-vm", "cores": 2},
   "drives": [{"name": "nvme0", "profile": {"name": "qemu-nvme",
               "read": {"dist": "constant", "mean_ns": 100000},
-              "write": {"dist": "constant", "mean_ns": 100000}}}],
+              "write": {"dist": "constant", "mean_ns": 100000}${DRIVE_RANGES:+, \"ranges\": $DRIVE_RANGES}}}],
   "policy": {"name": "$1", "params": ${PARAMS:-{\}}},
   "jobs": [{"name": "vm", "rw": "randread", "bs": "4k", "iodepth": ${IODEPTH:-8}, "numjobs": 1 ${3:-}}]
 }

@@ -30,5 +30,13 @@ if [ "${EXPECT_MODE:-0}" = 1 ]; then
   grep '^mode,' /tmp/trace.csv | head -n 4
 fi
 emit_file /tmp/results.json
+# A profile value outside the range its profile documents: the hw run's results warn, as
+# a simulated run's do (once, on the irq run).
+if [ "$POLICY" = irq ]; then
+  DRIVE_RANGES='{"/read/mean_ns": [60000, 90000]}' write_scenario irq 50000
+  expect_rc 0 nvmesim-hw run --device $DEV_VFIO /tmp/scenario.json -o /tmp/ranged.json
+  grep -q '/drives/0/profile/read/mean_ns = 100000 is outside the physical range its profile documents, \[60000, 90000\]' \
+    /tmp/ranged.json || { cat /tmp/ranged.json; fail "results lack the out-of-range warning"; }
+fi
 head -n 20 /tmp/trace.csv
 echo "PASS: policy $POLICY ($cmds commands traced)"
