@@ -151,6 +151,7 @@ json scenario_to_json(const Scenario& sc) {
                {"rate_process", js.rate_process == RateProcess::poisson ? "poisson" : "linear"}};
     if (!cpus.empty()) jj["cpus_allowed"] = cpus;
     if (js.completion) jj["completion"] = choice_name(kCompletionPostingNames, *js.completion);
+    if (js.submit_and_wait) jj["submit_and_wait"] = true;
     jobs.push_back(jj);
   }
   j["jobs"] = jobs;

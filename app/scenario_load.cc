@@ -394,6 +394,9 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
     r.fail("rate_iops", "must be 0 (closed loop) or >= 0.001, got " + json_excerpt(r.at("rate_iops")));
   js.rate_process = r.choice("rate_process", "linear", {"linear", "poisson"}) == "poisson" ? RateProcess::poisson : RateProcess::linear;
   if (r.has("completion")) js.completion = read_choice(r, "completion", CompletionPosting{}, kCompletionPostingNames);
+  js.submit_and_wait = r.boolean("submit_and_wait", false);
+  if (r.ok() && js.submit_and_wait && js.ioengine != IoEngine::io_uring)
+    r.fail("submit_and_wait", "only io_uring submits and waits in one call (io_uring_enter); libaio's io_submit and io_getevents are two, so a libaio job leaves it out or sets it to false");
   if (!r.ok()) return js;
   if (js.iodepth_batch_submit > js.iodepth)
     r.fail("iodepth_batch_submit", "must be <= iodepth (" + std::to_string(js.iodepth) + "), got " + std::to_string(js.iodepth_batch_submit));

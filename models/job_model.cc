@@ -128,8 +128,10 @@ void JobModel::arrived(Job& j) {
 }
 
 // Writes up to `want` SQEs round-robin over the job's queues, stopping early when a
-// target SQ is full (out of tags); adds the submit call's cost. Returns how many.
-uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost) {
+// target SQ is full (out of tags); adds the submit call's cost. Returns how many. Every
+// batch is a call of its own: fio commits each batch with one io_submit or io_uring_enter,
+// and t/io_uring enters once per batch it prepares.
+uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
   const JobSpec& js = *j.spec;
   const Time now = m_.eq->now();
   uint32_t k = 0, doorbells = 0;
@@ -165,8 +167,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, bool in_syscall, Duration& cost
   if (k == 0) return 0;
   j.inflight += k;
   if (j.open_loop()) j.backlog -= k;
-  bool shares = in_syscall && js.ioengine == IoEngine::io_uring;
-  cost += (shares ? Duration::zero() : j.costs.syscall) + j.costs.submit_per_io * k +
+  cost += j.costs.syscall + j.costs.submit_per_io * k +
           m_.scenario->host.doorbell_mmio * doorbells;
   return k;
 }
@@ -190,7 +191,7 @@ Duration JobModel::begin(Job& j) {
   if (j.open_loop()) room = std::min<uint64_t>(room, j.backlog);
   if (room > 0) {
     auto want = static_cast<uint32_t>(std::min<uint64_t>(room, js.iodepth_batch_submit));
-    if (uint32_t k = submit(j, want, in_syscall, cost); k > 0) {
+    if (uint32_t k = submit(j, want, cost); k > 0) {
       j.seg = Job::Segment::submit;
       j.seg_count = k;
       return cost;
@@ -229,8 +230,10 @@ Duration JobModel::begin(Job& j) {
   j.seg = Job::Segment::block;
   j.wait_need = need;
   // Woken short of its minimum (an engine that wakes at every hand-off): it checks and
-  // sleeps again inside the same wait call.
-  bool shares = in_wait || (in_syscall && js.ioengine == IoEngine::io_uring);
+  // sleeps again inside the same wait call. Right after a submit, a job that submits and
+  // waits in one io_uring_enter (t/io_uring) waits in that call; fio's engines wait in a
+  // call of their own (io_getevents, or io_uring_enter with only min_complete).
+  bool shares = in_wait || (in_syscall && js.submit_and_wait);
   cost += shares ? Duration::zero() : j.costs.syscall;
   return cost;
 }

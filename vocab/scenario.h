@@ -52,6 +52,10 @@ struct JobSpec {
   // The engine's completion posting for this job when it differs from the host's
   // (t/io_uring sets up its ring with DEFER_TASKRUN; fio's io_uring engine does not).
   std::optional<CompletionPosting> completion;
+  // io_uring: one io_uring_enter both submits a batch and waits for completions
+  // (t/io_uring, liburing's io_uring_submit_and_wait). fio's io_uring engine commits with
+  // one call and waits with another, as libaio's io_submit and io_getevents must.
+  bool submit_and_wait = false;
 };
 
 struct DriveSpec {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/timer_slack.h"
@@ -218,6 +219,56 @@ TEST(CompletionPosting, AJobsChoiceOverridesTheHostsAndBadWordsNameTheirPath) {
   loaded = load_scenario_json(doc, LoadOptions{});
   ASSERT_TRUE(std::holds_alternative<InputError>(loaded));
   EXPECT_EQ(std::get<InputError>(loaded).path, "/host/timer_slack");
+}
+
+// ---- the engine's calls: one per submitted batch; a wait in it or in a call of its own ---
+
+// One job on the ideal host whose only cost is 1000 ns per io_uring_enter / io_submit /
+// io_getevents: the application's CPU time counts the calls.
+nlohmann::json calls_scenario(const char* engine, uint32_t iodepth, uint32_t batch, bool submit_and_wait) {
+  auto doc = ideal_scenario();
+  doc["host"][engine]["syscall_ns"] = 1000;
+  doc["jobs"][0]["ioengine"] = engine;
+  doc["jobs"][0]["iodepth"] = iodepth;
+  doc["jobs"][0]["iodepth_batch_submit"] = batch;
+  if (submit_and_wait) doc["jobs"][0]["submit_and_wait"] = true;
+  return doc;
+}
+
+TEST(EngineCalls, AtDepthOneFioEntersTwicePerIoAndTIoUringOnce) {
+  // Submit, then wait for it: fio commits in one call and waits in another (io_uring's
+  // CQ is read from user space, libaio's io_getevents that slept returns the event);
+  // t/io_uring submits and waits in one io_uring_enter.
+  for (auto [engine, sw, calls] : {std::tuple{"io_uring", false, 2}, {"io_uring", true, 1}, {"libaio", false, 2}}) {
+    auto r = run(calls_scenario(engine, 1, 1, sw));
+    const int64_t ios = r["aggregate"]["ios"].get<int64_t>();
+    ASSERT_GT(ios, 1000);
+    EXPECT_NEAR(busy_ns(r, "app"), calls * 1000 * ios, 2000) << engine << " submit_and_wait " << sw;
+  }
+}
+
+TEST(EngineCalls, EveryBatchIsACallOfItsOwnEvenBackToBack) {
+  // Depth 16 refilled in batches of 4 after each reap: four submit calls in a row, each an
+  // io_uring_enter of its own; with submit_and_wait the wait shares the last one, so the
+  // calls are the batches alone.
+  auto r = run(calls_scenario("io_uring", 16, 4, true));
+  const int64_t ios = r["aggregate"]["ios"].get<int64_t>();
+  ASSERT_GT(ios, 1000);
+  EXPECT_NEAR(busy_ns(r, "app"), 1000 * ios / 4, 4000);
+  // Batches of one: a call per I/O.
+  r = run(calls_scenario("io_uring", 16, 1, true));
+  EXPECT_NEAR(busy_ns(r, "app"), 1000 * r["aggregate"]["ios"].get<int64_t>(), 4000);
+}
+
+TEST(EngineCalls, OnlyIoUringSubmitsAndWaitsInOneCall) {
+  auto doc = calls_scenario("libaio", 1, 1, true);
+  auto loaded = load_scenario_json(doc, LoadOptions{});
+  ASSERT_TRUE(std::holds_alternative<InputError>(loaded));
+  EXPECT_EQ(std::get<InputError>(loaded).path, "/jobs/0/submit_and_wait");
+  doc["jobs"][0]["submit_and_wait"] = "yes";
+  loaded = load_scenario_json(doc, LoadOptions{});
+  ASSERT_TRUE(std::holds_alternative<InputError>(loaded));
+  EXPECT_EQ(std::get<InputError>(loaded).path, "/jobs/0/submit_and_wait");
 }
 
 }  // namespace

@@ -214,7 +214,9 @@ TEST(ReplayService, WindowAfterTheStartWithinTolerance) {
   ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
   Replayed r = replay(ls, trace);
   EXPECT_EQ(r.summary["unmatched"], 0);
-  EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 0.01);
+  // +1.61% as shipped, +0.62% while back-to-back submit calls were free
+  // (docs/trace-format.md, Accuracy).
+  EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 0.02);
   // Within 100 us at the median (the default testbed's latency is ~1.9 ms): the missing
   // commands' effect depends on the host model's costs, so the bound is loose on purpose.
   EXPECT_LT(r.summary["cqe_seen_abs_diff_ns"]["p50"].get<int64_t>(), 100'000);
