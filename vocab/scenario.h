@@ -49,8 +49,9 @@ struct JobSpec {
   std::vector<uint32_t> drives;             // indexes into Scenario::drives
   double rate_iops = 0;                     // 0: closed loop; else per-job open-loop rate
   RateProcess rate_process = RateProcess::linear;
-  // The engine's completion posting for this job when it differs from the host's
-  // (t/io_uring sets up its ring with DEFER_TASKRUN; fio's io_uring engine does not).
+  // The engine's completion posting for this job when it differs from the host's (a
+  // program that sets up its ring with DEFER_TASKRUN; neither fio's io_uring engine nor
+  // t/io_uring does, docs/calibration.md item 5).
   std::optional<CompletionPosting> completion;
   // io_uring: one io_uring_enter both submits a batch and waits for completions
   // (t/io_uring, liburing's io_uring_submit_and_wait). fio's io_uring engine commits with
