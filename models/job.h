@@ -41,6 +41,10 @@ struct Job {
                                      // a wait, a poll pass): see JobModel::begin
   bool in_wait = false;              // blocked inside a wait call (woken early: still inside it)
   uint32_t unposted = 0;             // handed off as task_work: the job's next segment posts them
+  // t/io_uring's loop (submit_and_wait, JobModel::begin_enter_loop): the last
+  // io_uring_enter waits for wait_need completions; a call returned, reap the CQ ring.
+  bool call_waits = false;
+  bool reap_due = false;
 
   // Open loop (rate_iops, or a replay): arrivals waiting to be issued.
   uint64_t backlog = 0;

@@ -186,6 +186,7 @@ Duration JobModel::begin(Job& j) {
   const bool in_wait = j.in_wait;
   j.in_wait = false;
   cost += run_task_work(j);
+  if (js.submit_and_wait && !j.polls) return begin_enter_loop(j, cost);
 
   uint64_t room = js.iodepth - j.inflight;
   if (j.open_loop()) room = std::min<uint64_t>(room, j.backlog);
@@ -236,6 +237,54 @@ Duration JobModel::begin(Job& j) {
   bool shares = in_wait || (in_syscall && js.submit_and_wait);
   cost += shares ? Duration::zero() : j.costs.syscall;
   return cost;
+}
+
+// t/io_uring's loop (submit_and_wait; fio `t/io_uring.c`, submitter_uring_fn): each
+// iteration prepares min(room, batch) SQEs and makes one io_uring_enter that submits them
+// and, when the ring would not take another batch after them (inflight + batch > iodepth),
+// waits in the same call for min(inflight, iodepth_batch_complete_min) completions; with
+// nothing to submit the call only waits. After every call it reaps what the CQ ring holds
+// (up to iodepth_batch_complete_max; t/io_uring takes all: 0). In an open loop (a replay)
+// the room is also bounded by what has arrived.
+Duration JobModel::begin_enter_loop(Job& j, Duration cost) {
+  const JobSpec& js = *j.spec;
+  if (j.call_waits) {
+    if (j.ready.size() < j.wait_need) {  // still inside the call: sleeps (again)
+      j.seg = Job::Segment::block;
+      return cost;
+    }
+    j.call_waits = false;
+  }
+  if (j.reap_due) {
+    j.reap_due = false;
+    if (!j.ready.empty()) {
+      const uint32_t cmax = js.iodepth_batch_complete_max ? js.iodepth_batch_complete_max : js.iodepth;
+      const auto k = static_cast<uint32_t>(std::min<std::size_t>(j.ready.size(), cmax));
+      j.seg = Job::Segment::reap;
+      j.seg_count = k;
+      return cost + j.costs.reap_per_io * k;
+    }
+  }
+  uint64_t room = js.iodepth - j.inflight;
+  if (j.open_loop()) room = std::min<uint64_t>(room, j.backlog);
+  const auto want = static_cast<uint32_t>(std::min<uint64_t>(room, js.iodepth_batch_submit));
+  if (uint32_t k = want > 0 ? submit(j, want, cost) : 0; k > 0) {
+    j.seg = Job::Segment::submit;
+    j.seg_count = k;
+    j.reap_due = true;
+    j.call_waits = j.inflight + k > js.iodepth;
+    j.wait_need = std::max<uint32_t>(1, std::min(js.iodepth_batch_complete_min, j.inflight));
+    return cost;
+  }
+  if (j.inflight == 0) {  // open loop with nothing to do: sleep until the next arrival
+    j.seg = Job::Segment::idle_wait;
+    return cost;
+  }
+  j.seg = Job::Segment::block;  // a call that only waits
+  j.call_waits = true;
+  j.reap_due = true;
+  j.wait_need = std::max<uint32_t>(1, std::min(js.iodepth_batch_complete_min, j.inflight));
+  return cost + j.costs.syscall;
 }
 
 bool JobModel::end(Job& j) {

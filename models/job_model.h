@@ -63,6 +63,7 @@ class JobModel {
   static void on_replay_arrival(void* self, uint64_t job);
   void arrived(Job& j);
   uint32_t submit(Job& j, uint32_t want, Duration& cost);
+  Duration begin_enter_loop(Job& j, Duration cost);
   void ring_doorbells(Job& j);
   void reap(Job& j);
   Duration run_task_work(Job& j);

@@ -4,8 +4,11 @@
 // the core alone in cpu_core_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "models/timer_slack.h"
@@ -248,9 +251,9 @@ TEST(EngineCalls, AtDepthOneFioEntersTwicePerIoAndTIoUringOnce) {
 }
 
 TEST(EngineCalls, EveryBatchIsACallOfItsOwnEvenBackToBack) {
-  // Depth 16 refilled in batches of 4 after each reap: four submit calls in a row, each an
-  // io_uring_enter of its own; with submit_and_wait the wait shares the last one, so the
-  // calls are the batches alone.
+  // Depth 16 refilled in batches of 4: each batch an io_uring_enter of its own (back to
+  // back in fio's loop, which refills before it reaps); with submit_and_wait every wait
+  // is inside a submitting call, so the calls are the batches alone.
   auto r = run(calls_scenario("io_uring", 16, 4, true));
   const int64_t ios = r["aggregate"]["ios"].get<int64_t>();
   ASSERT_GT(ios, 1000);
@@ -258,6 +261,51 @@ TEST(EngineCalls, EveryBatchIsACallOfItsOwnEvenBackToBack) {
   // Batches of one: a call per I/O.
   r = run(calls_scenario("io_uring", 16, 1, true));
   EXPECT_NEAR(busy_ns(r, "app"), 1000 * r["aggregate"]["ios"].get<int64_t>(), 4000);
+}
+
+// The application's segments of job j#0 in a run's trace, in time order: (kind, start us,
+// length us). A segment an interrupt preempted shows as two.
+std::vector<std::tuple<std::string, double, double>> job_segments(const nlohmann::json& doc) {
+  RunOptions o;
+  std::ostringstream trace;
+  o.trace_out = &trace;
+  o.trace_from_us = 0;
+  o.trace_to_us = doc["duration_us"].get<int64_t>();
+  run_scenario(testing::load_or_fail(doc), o);
+  std::vector<std::tuple<std::string, double, double>> out;
+  const nlohmann::json events = nlohmann::json::parse(trace.str())["traceEvents"];
+  for (const auto& e : events) {
+    const std::string name = e.value("name", "");
+    if (name.rfind("j#0 ", 0) == 0) out.emplace_back(name.substr(4), e["ts"].get<double>(), e["dur"].get<double>());
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::get<1>(a) < std::get<1>(b); });
+  return out;
+}
+
+TEST(EngineCalls, TIoUringReapsAfterEveryCallFioOnlyOnceTheRingIsFull) {
+  // Depth 8 in batches of 2, each call 1 us, a reap 100 ns per CQE, a 1.5 us device: the
+  // first two complete at 2.5 us, inside the third call. t/io_uring reaps what its CQ
+  // ring holds after every call: its first reap starts at 3 us and takes those two. fio
+  // refills the ring first (a fourth call, to 4 us) and reaps when it is full: four.
+  auto doc = calls_scenario("io_uring", 8, 2, true);
+  doc["duration_us"] = 40;
+  doc["warmup_us"] = 0;
+  doc["host"]["io_uring"]["reap_per_io_ns"] = 100;
+  doc["jobs"][0]["iodepth_batch_complete_min"] = 2;
+  doc["drives"][0]["profile"]["units"] = 64;
+  doc["drives"][0]["profile"]["read"]["mean_ns"] = 1500;
+  auto first_reap = [](const auto& segs) {
+    for (const auto& [kind, start, length] : segs)
+      if (kind == "reap") return std::pair{start, length};
+    return std::pair{-1.0, -1.0};
+  };
+  auto [start, length] = first_reap(job_segments(doc));
+  EXPECT_DOUBLE_EQ(start, 3.0);
+  EXPECT_DOUBLE_EQ(length, 0.2);
+  doc["jobs"][0]["submit_and_wait"] = false;
+  std::tie(start, length) = first_reap(job_segments(doc));
+  EXPECT_DOUBLE_EQ(start, 4.0);
+  EXPECT_DOUBLE_EQ(length, 0.4);
 }
 
 TEST(EngineCalls, OnlyIoUringSubmitsAndWaitsInOneCall) {

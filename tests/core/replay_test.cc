@@ -214,8 +214,8 @@ TEST(ReplayService, WindowAfterTheStartWithinTolerance) {
   ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
   Replayed r = replay(ls, trace);
   EXPECT_EQ(r.summary["unmatched"], 0);
-  // +1.61% as shipped, +0.62% while back-to-back submit calls were free
-  // (docs/trace-format.md, Accuracy).
+  // +1.08% as shipped; +1.61% in fio's loop with every submit a call, +0.62% while
+  // back-to-back submit calls were free (docs/trace-format.md, Accuracy).
   EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 0.02);
   // Within 100 us at the median (the default testbed's latency is ~1.9 ms): the missing
   // commands' effect depends on the host model's costs, so the bound is loose on purpose.
