@@ -37,7 +37,7 @@ struct Job {
   IdFifo ready;                      // completed and posted, not yet reaped
   bool blocked = false;
   uint32_t wait_need = 0;
-  bool in_syscall = false;           // io_uring: the last segment's call is still open (a submit,
+  bool in_syscall = false;           // the last segment's call is still open (an io_uring submit,
                                      // a wait, a poll pass): see JobModel::begin
   bool in_wait = false;              // blocked inside a wait call (woken early: still inside it)
   uint32_t unposted = 0;             // handed off as task_work: the job's next segment posts them

@@ -6,6 +6,25 @@
 #include "models/empty_poll_fold.h"
 
 namespace nvmesim {
+namespace {
+
+// The completions a reaping job waits for: its batch minimum, at least one, at most all
+// it has in flight.
+uint32_t completions_to_wait_for(const Job& j) {
+  return std::max<uint32_t>(1, std::min(j.spec->iodepth_batch_complete_min, j.inflight));
+}
+
+// Starts a reap segment of what is ready, up to the batch maximum (0: the depth); returns
+// its per-I/O cost.
+Duration start_reap(Job& j) {
+  const JobSpec& js = *j.spec;
+  const uint32_t cmax = js.iodepth_batch_complete_max ? js.iodepth_batch_complete_max : js.iodepth;
+  j.seg = Job::Segment::reap;
+  j.seg_count = static_cast<uint32_t>(std::min<std::size_t>(j.ready.size(), cmax));
+  return j.costs.reap_per_io * j.seg_count;
+}
+
+}  // namespace
 
 void JobModel::build(const Topology& topology, bool app_polls) {
   const Scenario& sc = *m_.scenario;
@@ -203,16 +222,12 @@ Duration JobModel::begin(Job& j) {
     j.seg = Job::Segment::idle_wait;
     return cost;
   }
-  uint32_t need = std::max<uint32_t>(1, std::min(js.iodepth_batch_complete_min, j.inflight));
+  const uint32_t need = completions_to_wait_for(j);
   if (j.ready.size() >= need) {
-    uint32_t cmax = js.iodepth_batch_complete_max ? js.iodepth_batch_complete_max : js.iodepth;
-    auto k = static_cast<uint32_t>(std::min<std::size_t>(j.ready.size(), cmax));
-    j.seg = Job::Segment::reap;
-    j.seg_count = k;
     // io_uring reaps from the shared ring; libaio needs io_getevents unless this is the
     // same call that slept.
     bool syscall = js.ioengine == IoEngine::libaio && !in_syscall;
-    cost += (syscall ? j.costs.syscall : Duration::zero()) + j.costs.reap_per_io * k;
+    cost += (syscall ? j.costs.syscall : Duration::zero()) + start_reap(j);
     return cost;
   }
   if (j.polls) {
@@ -231,11 +246,10 @@ Duration JobModel::begin(Job& j) {
   j.seg = Job::Segment::block;
   j.wait_need = need;
   // Woken short of its minimum (an engine that wakes at every hand-off): it checks and
-  // sleeps again inside the same wait call. Right after a submit, a job that submits and
-  // waits in one io_uring_enter (t/io_uring) waits in that call; fio's engines wait in a
-  // call of their own (io_getevents, or io_uring_enter with only min_complete).
-  bool shares = in_wait || (in_syscall && js.submit_and_wait);
-  cost += shares ? Duration::zero() : j.costs.syscall;
+  // sleeps again inside the same wait call. Else fio's engines wait in a call of their
+  // own, also right after a submit (io_getevents, or io_uring_enter with only
+  // min_complete); t/io_uring's waits share its submitting call (begin_enter_loop).
+  cost += in_wait ? Duration::zero() : j.costs.syscall;
   return cost;
 }
 
@@ -257,13 +271,7 @@ Duration JobModel::begin_enter_loop(Job& j, Duration cost) {
   }
   if (j.reap_due) {
     j.reap_due = false;
-    if (!j.ready.empty()) {
-      const uint32_t cmax = js.iodepth_batch_complete_max ? js.iodepth_batch_complete_max : js.iodepth;
-      const auto k = static_cast<uint32_t>(std::min<std::size_t>(j.ready.size(), cmax));
-      j.seg = Job::Segment::reap;
-      j.seg_count = k;
-      return cost + j.costs.reap_per_io * k;
-    }
+    if (!j.ready.empty()) return cost + start_reap(j);
   }
   uint64_t room = js.iodepth - j.inflight;
   if (j.open_loop()) room = std::min<uint64_t>(room, j.backlog);
@@ -273,7 +281,7 @@ Duration JobModel::begin_enter_loop(Job& j, Duration cost) {
     j.seg_count = k;
     j.reap_due = true;
     j.call_waits = j.inflight + k > js.iodepth;
-    j.wait_need = std::max<uint32_t>(1, std::min(js.iodepth_batch_complete_min, j.inflight));
+    j.wait_need = completions_to_wait_for(j);
     return cost;
   }
   if (j.inflight == 0) {  // open loop with nothing to do: sleep until the next arrival
@@ -283,7 +291,7 @@ Duration JobModel::begin_enter_loop(Job& j, Duration cost) {
   j.seg = Job::Segment::block;  // a call that only waits
   j.call_waits = true;
   j.reap_due = true;
-  j.wait_need = std::max<uint32_t>(1, std::min(js.iodepth_batch_complete_min, j.inflight));
+  j.wait_need = completions_to_wait_for(j);
   return cost + j.costs.syscall;
 }
 
