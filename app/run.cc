@@ -103,7 +103,7 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.msix_held_by_mask = s.msix_held;
     m.postings_coalesced = s.coalesced;
     m.admin_commands = s.admin_commands;
-    m.ordered_msix_path = sc.host.msix_path.active() && sc.host.msix_path.posted_credits > 0;
+    m.ordered_msix_path = sc.host.msix_path.ordered();
     m.msix_merged = s.msix_merged;
     m.cqe_writes_stalled = s.cqe_writes_stalled;
     dr.model = m;

@@ -91,6 +91,7 @@ json scenario_to_json(const Scenario& sc) {
                               {"drives_per_path", h.msix_path.drives_per_path}};
   if (h.msix_path.active() && h.msix_path.posted_credits > 0)
     j["host"]["msix_path"]["posted_credits"] = h.msix_path.posted_credits;
+  if (h.msix_path.data_bytes_per_s > 0) j["host"]["msix_path"]["data_bytes_per_s"] = h.msix_path.data_bytes_per_s;
   if (h.softirq_limits.active())
     j["host"]["softirq_limits"] = {{"max_restart", h.softirq_limits.max_restart},
                                    {"max_time_ns", h.softirq_limits.max_time.count_ns()}};

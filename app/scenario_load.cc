@@ -255,6 +255,7 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
     h.msix_path.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
     h.msix_path.drives_per_path = pr.u32("drives_per_path", 1, 1, 65536);
     h.msix_path.posted_credits = pr.u32("posted_credits", 0, 0, 4096);
+    h.msix_path.data_bytes_per_s = pr.number("data_bytes_per_s", 0, 0, 1e13);
     pr.reject_unknown();
   }
   if (r.ok() && !err && r.has("softirq_limits")) {

@@ -182,8 +182,12 @@ void Device::on_unit_done(void* self, uint64_t arg) {
   Time done = d->eq_->now();
   // Read data is posted too: it cannot pass a message still in the path (credits for
   // data behind it run out within a few TLPs, so the link waits).
-  if (!c.write && d->order_) d->d2h_free_ps_ = std::max(d->d2h_free_ps_, d->order_->visible_from(done).ns() * kPsPerNs);
+  // When the path carries data too, they cross the link first and then wait their turn in
+  // its line, behind every drive's messages and data that reached it before.
+  if (!c.write && d->order_ && !d->order_->carries_data())
+    d->d2h_free_ps_ = std::max(d->d2h_free_ps_, d->order_->visible_from(done).ns() * kPsPerNs);
   if (!c.write) done = d->link_transfer(d->d2h_free_ps_, c.bytes(r), done);  // read data to host
+  if (!c.write && d->order_ && d->order_->carries_data()) done = d->order_->carry(done, c.bytes(r));
   r.unit_done = d->eq_->now();
   Time post = done + d->profile_.cqe_post;
   if (d->replayed_) post = max(post, d->replayed_->not_before(r));  // unposted when its trace ended

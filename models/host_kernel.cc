@@ -40,7 +40,7 @@ void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
 }
 
 MsixPath* HostKernel::ordered_path(uint32_t drive) {
-  if (msix_paths_.empty() || host().msix_path.posted_credits == 0) return nullptr;
+  if (msix_paths_.empty() || !host().msix_path.ordered()) return nullptr;
   return &msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
 }
 
@@ -50,7 +50,7 @@ Duration HostKernel::msix_latency(uint32_t drive) {
   MsixPath& path = msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
   // Ordered: the device already waited for the path (PostedWriteOrder); only the
   // remapping latency is left.
-  return d + (host().msix_path.posted_credits > 0 ? path.latency() : path.delay(now()));
+  return d + (host().msix_path.ordered() ? path.latency() : path.delay(now()));
 }
 
 // Messages to one vector arrive in sending order (the path is a FIFO, its latency fixed),

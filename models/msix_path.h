@@ -20,7 +20,9 @@ namespace nvmesim {
 class MsixPath {
  public:
   explicit MsixPath(const MsixPathSpec& spec)
-      : gap_ps_(spec.messages_per_s > 0 ? std::llround(1e12 / spec.messages_per_s) : 0), latency_(spec.latency) {}
+      : gap_ps_(spec.messages_per_s > 0 ? std::llround(1e12 / spec.messages_per_s) : 0),
+        ps_per_byte_(spec.data_bytes_per_s > 0 ? 1e12 / spec.data_bytes_per_s : 0),
+        latency_(spec.latency) {}
 
   // A message written at `now` leaves the path (remapped, at the core's APIC) `delay` later.
   Duration delay(Time now) {
@@ -42,17 +44,32 @@ class MsixPath {
     queued_ += Duration::ns((start - ready.ns() * kPsPerNs) / kPsPerNs);
     return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs);
   }
+  // Whether the drives' read data pass the ordering point in the messages' line.
+  bool carries_data() const { return ps_per_byte_ > 0; }
+  // Read data that reach the ordering point at `ready` pass it, behind everything that
+  // reached it before (messages and other drives' data), by the returned time.
+  Time carry(Time ready, uint32_t bytes) {
+    const int64_t start = std::max(ready.ns() * kPsPerNs, free_ps_);
+    free_ps_ = start + std::llround(ps_per_byte_ * bytes);
+    data_queued_ += Duration::ns((start - ready.ns() * kPsPerNs) / kPsPerNs);
+    return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs);
+  }
+  // When everything that reached the ordering point so far has passed it.
+  Time clear_at() const { return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs); }
   Duration latency() const { return latency_; }
+  Duration data_queued() const { return data_queued_; }  // total wait of data behind the line
   uint64_t messages() const { return messages_; }
   Duration queued() const { return queued_; }  // total wait behind other messages
 
  private:
   static constexpr int64_t kPsPerNs = 1000;
   int64_t gap_ps_;     // service time per message (picoseconds keep the capacity exact)
+  double ps_per_byte_;  // 0: data do not pass here
   Duration latency_;
   int64_t free_ps_ = 0;
   uint64_t messages_ = 0;
   Duration queued_;
+  Duration data_queued_;
 };
 
 }  // namespace nvmesim

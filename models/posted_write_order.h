@@ -22,10 +22,15 @@ class PostedWriteOrder {
 
   // A posted write emitted at `now` is visible from here: after every message emitted
   // before it has left the path's ordering point.
-  Time visible_from(Time now) const { return max(now, ordered_until_); }
-  bool stalls(Time now) const { return ordered_until_ > now; }
+  // When the path carries data, behind everything in its line (messages and the data of
+  // every drive behind it).
+  Time visible_from(Time now) const { return max(now, path_->carries_data() ? path_->clear_at() : ordered_until_); }
+  bool stalls(Time now) const { return visible_from(now) > now; }
+  bool carries_data() const { return path_->carries_data(); }
+  // Read data leaving the device's link at `ready` land in host memory then.
+  Time carry(Time ready, uint32_t bytes) { return path_->carry(ready, bytes); }
   // Whether a message may be emitted now (a credit is free).
-  bool has_credit() const { return in_path_ < credits_; }
+  bool has_credit() const { return credits_ == 0 || in_path_ < credits_; }  // 0: no limit
   // Emits a message at `now` (has_credit() must hold); returns when it leaves the path.
   Time emit(Time now) {
     ++in_path_;

@@ -110,13 +110,20 @@ enum class CqeCost {
 // msix_delivery). posted_credits == 0: the message is only late (a FIFO that holds
 // nothing else up); > 0: PCIe ordering, the device's later posted writes (CQEs, read
 // data) wait behind its messages in the path, and at most this many of its messages are
-// in the path (models/posted_write_order.h).
+// in the path (models/posted_write_order.h). data_bytes_per_s > 0: the ordering point is
+// one line for every drive behind it, messages and read data in arrival order, so a
+// message being remapped holds up all of their DMA and takes its time from it.
 struct MsixPathSpec {
   double messages_per_s = 0;     // capacity; 0: unlimited
   Duration latency;              // added to every message (remapping lookup)
   uint32_t drives_per_path = 1;  // drives 0..n-1 share path 0, n..2n-1 path 1, ...
   uint32_t posted_credits = 0;   // a device's messages in the path at most; 0: unordered
-  bool active() const { return messages_per_s > 0 || latency > Duration::zero(); }
+  // The ordering point's rate for the drives' DMA writes (read data) when they pass it in
+  // the same line as the messages; 0: only messages take its time (needs posted_credits).
+  double data_bytes_per_s = 0;
+  bool active() const { return messages_per_s > 0 || latency > Duration::zero() || data_bytes_per_s > 0; }
+  // Whether a device's later posted writes wait behind its messages (PostedWriteOrder).
+  bool ordered() const { return active() && (posted_credits > 0 || data_bytes_per_s > 0); }
 };
 
 // __do_softirq's limits (kernel/softirq.c): after max_restart passes or max_time, the

@@ -1,12 +1,14 @@
 // Issue 10 item 7 with back-pressure: an MSI-X message is a posted write, and a device's
 // later posted writes cannot pass it (PCIe ordering), so a message waiting in a shared
 // MsixPath holds up the device's CQE writes; with finite credits, signals merge into one
-// waiting message per vector. The ordering on its own, the device with it, and a run.
+// waiting message per vector. The ordering on its own, the device with it, and a run; and
+// the line that carries the drives' read data as well (data_bytes_per_s).
 #include "models/posted_write_order.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <variant>
 #include <vector>
 
 #include "models/device.h"
@@ -35,6 +37,27 @@ TEST(PostedWriteOrder, WritesBehindAMessageWaitUntilItLeavesAndCreditsRunOut) {
   a.left();
   EXPECT_TRUE(a.has_credit());
   EXPECT_EQ(a.latency(), Duration::ns(100));  // paid after the ordering point
+}
+
+// With data_bytes_per_s the ordering point is one line for every drive behind it: a
+// message holds up the other drive's data too, data take their time in the line, and
+// posted_credits 0 puts no limit on messages.
+TEST(PostedWriteOrder, OnALineThatCarriesDataEveryDrivesWritesWaitForEverythingAheadOfThem) {
+  MsixPathSpec spec{4e6, Duration::zero(), 2, 0};  // 250 ns per message
+  spec.data_bytes_per_s = 4e9;                      // 1024 ns per 4 KiB
+  MsixPath path(spec);
+  PostedWriteOrder a(&path, 0);
+  PostedWriteOrder b(&path, 0);
+  ASSERT_TRUE(a.carries_data());
+  EXPECT_EQ(a.emit(at_ns(1000)), at_ns(1250));
+  EXPECT_TRUE(b.stalls(at_ns(1100)));                 // the other drive's message is ahead
+  EXPECT_EQ(b.visible_from(at_ns(1100)), at_ns(1250));
+  EXPECT_EQ(b.carry(at_ns(1100), 4096), at_ns(2274));  // behind it, then its own 1024 ns
+  EXPECT_TRUE(a.has_credit());
+  EXPECT_EQ(a.emit(at_ns(1300)), at_ns(2524));  // a message waits behind data as well
+  EXPECT_TRUE(a.has_credit());                   // credits 0: no limit, nothing merges
+  EXPECT_EQ(path.data_queued(), Duration::ns(150));
+  EXPECT_EQ(a.visible_from(at_ns(3000)), at_ns(3000));  // the line is clear
 }
 
 // One queue, commands of 10 us, a path of 1 us per message and one credit.
@@ -145,6 +168,56 @@ TEST(PostedWriteOrderRun, ASaturatedOrderedPathCarriesItsCapacityInMessagesAndMo
   EXPECT_GT(behind, 0u);
   EXPECT_GT(iops(r), 1.0e6 * 1.2);
   EXPECT_LT(iops(r), no_path * 0.99);  // the CQEs wait behind the messages
+}
+
+// The mechanism of published.md's per-socket measurements (remappable MSIs: per-drive
+// IOPS falls as drives are added behind one root complex; posted MSIs recover it): when
+// every CQE is a message and messages and read data share one line, the drives behind it
+// complete at most 1 / (message time + data time) commands per second between them,
+// however fast each drive is, and a line per drive gives each drive that rate.
+TEST(PostedWriteOrderRun, DrivesSharingALineOfMessagesAndDataShareItsRate) {
+  nlohmann::json doc = testing::ideal_scenario();
+  doc["drives"][0]["profile"]["units"] = 64;
+  doc["drives"].push_back(doc["drives"][0]);
+  doc["drives"][1]["name"] = "d1";
+  doc["jobs"][0] = {{"name", "j"}, {"iodepth", 32}, {"iodepth_batch_submit", 8}, {"cpus_allowed", "0"}, {"drives", {"d0"}}};
+  doc["jobs"].push_back(doc["jobs"][0]);
+  doc["jobs"][1]["name"] = "k";
+  doc["jobs"][1]["cpus_allowed"] = "1";
+  doc["jobs"][1]["drives"] = {"d1"};
+  doc["duration_us"] = 20000;
+  auto iops = [](const nlohmann::json& r) { return r["aggregate"]["iops"].get<double>(); };
+  const double free_drives = iops(testing::run(doc));  // 32 in flight / 10 us: 3.2M/s per drive
+  // 1 us per message and 1 us per 4 KiB of read data: 0.5M commands/s per line.
+  doc["host"]["msix_path"] = {{"messages_per_s", 1e6}, {"latency_ns", 0}, {"drives_per_path", 2},
+                              {"posted_credits", 0}, {"data_bytes_per_s", 4096e6}};
+  const nlohmann::json shared = testing::run(doc);
+  doc["host"]["msix_path"]["drives_per_path"] = 1;
+  const nlohmann::json apart = testing::run(doc);
+  doc["host"]["msix_path"]["data_bytes_per_s"] = 0;  // the line orders messages only
+  doc["host"]["msix_path"]["posted_credits"] = 1;
+  const double messages_only = iops(testing::run(doc));
+  EXPECT_GT(free_drives, 6e6);
+  EXPECT_LE(iops(shared), 0.5e6 * 1.001);
+  EXPECT_GT(iops(shared), 0.5e6 * 0.95);
+  EXPECT_LE(iops(apart), 1.0e6 * 1.001);
+  EXPECT_GT(iops(apart), 1.0e6 * 0.95);
+  for (const auto& d : shared["drives"]) {  // every CQE was a message; none merged
+    EXPECT_GE(d["device"]["msix_messages"].get<double>(), d["device"]["commands"].get<double>() * 0.99);
+    EXPECT_EQ(d["device"]["msix_merged_awaiting_credit"].get<uint64_t>(), 0u);
+  }
+  EXPECT_GT(messages_only, 1.0e6 * 1.5);  // merged signals: the messages no longer cap the drives
+  EXPECT_EQ(shared["scenario"]["host"]["msix_path"]["data_bytes_per_s"].get<double>(), 4096e6);
+}
+
+TEST(PostedWriteOrderRun, ANegativeOrHugeDataRateIsAnErrorNamingItsPath) {
+  nlohmann::json doc = testing::ideal_scenario();
+  for (double bad : {-1.0, 1e14}) {
+    doc["host"]["msix_path"] = {{"messages_per_s", 1e6}, {"data_bytes_per_s", bad}};
+    auto loaded = load_scenario_json(doc, LoadOptions{});
+    ASSERT_TRUE(std::holds_alternative<InputError>(loaded));
+    EXPECT_EQ(std::get<InputError>(loaded).path, "/host/msix_path/data_bytes_per_s");
+  }
 }
 
 }  // namespace
