@@ -222,9 +222,13 @@ class Loader {
       // An inflight row is written when the window closes, at t_ns: after what it records.
       if (inflight && t < (posted ? *posted : doorbell))
         return at(rec->line, "t_ns", posted ? "before cqe_posted_ns on an inflight row" : "before doorbell_ns on an inflight row");
-      if (unit_done && !posted) return at(rec->line, "unit_done_ns", "given without cqe_posted_ns");
+      // An inflight row may give the unit's end without a posting (the unit finished, its
+      // CQE was not posted when the window closed), with its doorbell, before t_ns.
+      if (unit_done && !posted && !(inflight && inflight_doorbell))
+        return at(rec->line, "unit_done_ns", inflight ? "given without doorbell_ns" : "given without cqe_posted_ns");
       if (unit_done && *unit_done < doorbell) return at(rec->line, "unit_done_ns", "before doorbell_ns");
-      if (unit_done && *unit_done > *posted) return at(rec->line, "unit_done_ns", "after cqe_posted_ns");
+      if (unit_done && posted && *unit_done > *posted) return at(rec->line, "unit_done_ns", "after cqe_posted_ns");
+      if (unit_done && !posted && *unit_done > t) return at(rec->line, "unit_done_ns", "after t_ns on an inflight row");
 
       ReplayCommand c;
       c.line = rec->line;
@@ -239,6 +243,7 @@ class Loader {
       if (o_.service && inflight && !posted) {
         // Not posted when the window closed (t_ns): the device model serves it, not before.
         c.post_not_before = Time::from_ns(t);
+        if (unit_done) c.unit_done_unposted = Time::from_ns(*unit_done);
       } else if (o_.service) {
         // Simulator traces: doorbell to CQE posting. hw traces have no posting time: doorbell
         // to CQE seen, an upper bound that includes the host's delay in finding the CQE.

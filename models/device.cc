@@ -123,7 +123,9 @@ void Device::front_end_turn() {
     fe_free_ps_ = add_ps(fe_free_ps_, fe_gap_ps_);
     Time ready = ps_to_time_ceil(fe_free_ps_);
     const Request& r = (*requests_)[cid];
-    if (replayed_ && replayed_->recorded(r)) {
+    if (replays_unit(r)) {  // the unit ends when it did, without taking one of the model's
+      eq_->schedule(replayed_unit_end(r, ready), &Device::on_replayed_unit_done, this, DeviceCommand::of(cid, r).pack());
+    } else if (replayed_ && replayed_->recorded(r)) {
       replay_post(cid, ready);
     } else {
       if (r.write) ready = link_transfer(h2d_free_ps_, r.bytes, ready);  // data to the device first
@@ -161,7 +163,8 @@ void Device::start_unit(DeviceCommand c, Time ready) {
     return;
   }
   ++units_busy_;
-  Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
+  const Request& r = (*requests_)[c.cid];
+  Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes(r));
   stats_.unit_busy += s;
   ++stats_.waits;
   eq_->schedule(ready + s, unit_done_, c.pack());
@@ -178,20 +181,58 @@ void Device::on_unit_done(void* self, uint64_t arg) {
     d->stats_.queue_wait += start - ready;
     d->start_unit(DeviceCommand::unpack(next), start);
   }
-  Request& r = (*d->requests_)[c.cid];
-  Time done = d->eq_->now();
+  d->finish_unit(c);
+}
+
+// A command's unit is done: its read data go to the host, then its CQE is posted.
+void Device::finish_unit(DeviceCommand c) {
+  Request& r = (*requests_)[c.cid];
+  Time done = eq_->now();
+  r.unit_done = done;
+  // When the path carries data too, the read data cross the link and then wait their turn
+  // in its line, behind every drive's messages and data that reached it before, in the
+  // order of the line's instant (on_line_data).
+  if (!c.write && order_ && order_->carries_data()) {
+    order_->arrivals().add(line_key(kLineData, c.qid), &Device::on_line_data, this, c.pack());
+    return;
+  }
   // Read data is posted too: it cannot pass a message still in the path (credits for
   // data behind it run out within a few TLPs, so the link waits).
-  // When the path carries data too, they cross the link first and then wait their turn in
-  // its line, behind every drive's messages and data that reached it before.
-  if (!c.write && d->order_ && !d->order_->carries_data())
-    d->d2h_free_ps_ = std::max(d->d2h_free_ps_, d->order_->visible_from(done).ns() * kPsPerNs);
-  if (!c.write) done = d->link_transfer(d->d2h_free_ps_, c.bytes(r), done);  // read data to host
-  if (!c.write && d->order_ && d->order_->carries_data()) done = d->order_->carry(done, c.bytes(r));
-  r.unit_done = d->eq_->now();
-  Time post = done + d->profile_.cqe_post;
-  if (d->replayed_) post = max(post, d->replayed_->not_before(r));  // unposted when its trace ended
-  d->schedule_post(c.cid, c.qid, post);
+  if (!c.write && order_) d2h_free_ps_ = std::max(d2h_free_ps_, order_->visible_from(done).ns() * kPsPerNs);
+  if (!c.write) done = link_transfer(d2h_free_ps_, c.bytes(r), done);  // read data to host
+  Time post = done + profile_.cqe_post;
+  if (replayed_) post = max(post, replayed_->not_before(r));  // unposted when its trace ended
+  schedule_post(c.cid, c.qid, post);
+}
+
+// When a replayed command's unit ends on a line that carries data. Recorded: when it did.
+// Seen unposted when the trace's window closed: its data may have entered the line ahead
+// of recorded commands' CQEs, so when the trace saw its unit end, or, if it did not see
+// that, a drawn time but no earlier than the window's end. A recorded end is kept even
+// if the replay's front end reached the command later (`ready`, not before now): the trace
+// does not say in which order a batch's commands sat in their SQ, and the replay's order
+// may differ.
+Time Device::replayed_unit_end(const Request& r, Time ready) {
+  if (replayed_->recorded(r)) return max(eq_->now(), replayed_->unit_done(r));
+  const Time seen_done = replayed_->unit_done_unposted(r);
+  if (seen_done != Time::never()) return max(eq_->now(), seen_done);
+  return max(ready + (r.write ? write_time_ : read_time_).draw(rng_, r.bytes), replayed_->not_before(r));
+}
+
+void Device::on_replayed_unit_done(void* self, uint64_t arg) {
+  static_cast<Device*>(self)->finish_unit(DeviceCommand::unpack(arg));
+}
+
+void Device::on_line_data(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  const DeviceCommand c = DeviceCommand::unpack(arg);
+  const Request& r = (*d->requests_)[c.cid];
+  const Time done = d->order_->carry(d->link_transfer(d->d2h_free_ps_, c.bytes(r), d->eq_->now()), c.bytes(r));
+  d->stats_.path_busy_ps += d->order_->path().data_ps(c.bytes(r));
+  // No replay's not_before here: a command its trace saw unposted has its unit's end from
+  // the trace (or none before the window's end), and the line's own wait holds its CQE; the
+  // CQE posting still signals when it comes, as in the recording.
+  d->schedule_post(c.cid, c.qid, done + d->profile_.cqe_post);
 }
 
 // The model's device knows a posting once the command's unit is done; from then on a host
@@ -214,6 +255,11 @@ void Device::on_replayed_known(void* self, uint64_t cid64) {
   auto cid = static_cast<uint32_t>(cid64);
   (*d->requests_)[cid].unit_done = d->eq_->now();
   const Request& r = (*d->requests_)[cid];
+  // A line that carries data (and a trace without the unit's end, else replays_unit):
+  // the recorded posting stands, and the read data still take their turn in the line, for
+  // the messages and the commands behind them.
+  if (!r.write && d->order_ && d->order_->carries_data())
+    d->order_->carry(d->link_transfer(d->d2h_free_ps_, r.bytes, d->eq_->now()), r.bytes);
   d->schedule_post(cid, r.qid, r.posted);
 }
 
@@ -242,8 +288,8 @@ bool Device::post_due(uint32_t qid, Time by) {
     return true;
   }
   if (q.posts.empty() || q.posts.front().first > by) return false;
-  if (order_ && order_->visible_from(q.posts.front().first) > by) return false;
   uint32_t cid = q.posts.front().second;
+  if (order_ && !replayed_posting(cid) && order_->visible_from(q.posts.front().first) > by) return false;
   q.posts.pop_front();
   write_cqe(q, cid);
   return true;
@@ -270,7 +316,7 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
   // at the posting time either way.
   if (!q.posts.empty() && q.posts.front().second == cid) {
     q.posts.pop_front();
-    if (d->order_ && (d->order_->stalls(d->eq_->now()) || !q.held.empty()))
+    if (d->order_ && !d->replayed_posting(cid) && (d->order_->stalls(d->eq_->now()) || !q.held.empty()))
       d->hold_cqe(q, cid);
     else
       d->write_cqe(q, cid);
@@ -358,7 +404,7 @@ void Device::send(uint32_t vector) {
 void Device::emit(uint32_t vector) {
   if (!order_) {
     ++stats_.msix_messages;
-    sink_.message(sink_.self, index_, vector);
+    sink_.message(sink_.self, index_, vector, Duration::zero());
     return;
   }
   VectorState& v = vectors_[vector];
@@ -372,7 +418,26 @@ void Device::emit(uint32_t vector) {
     return;
   }
   ++stats_.msix_messages;
+  if (order_->carries_data()) {  // the line's turn comes in its instant's order
+    order_->take_credit();
+    order_->arrivals().add(line_key(kLineMessage, vector), &Device::on_line_message, this, vector);
+    return;
+  }
+  stats_.path_busy_ps += order_->path().message_ps();
   eq_->schedule(order_->emit(eq_->now()), &Device::on_message_left, this, vector);
+}
+
+void Device::on_line_message(void* self, uint64_t vector) {
+  auto* d = static_cast<Device*>(self);
+  d->stats_.path_busy_ps += d->order_->path().message_ps();
+  const Time leaves = d->order_->send(d->eq_->now());
+  if (d->order_->limits_credits()) {
+    d->eq_->schedule(leaves, &Device::on_message_left, d, vector);
+    return;
+  }
+  // No credit to give back: the message goes on from the path when it leaves, no event.
+  d->order_->left();
+  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector), leaves - d->eq_->now());
 }
 
 // A message left the path (remapped): it goes on to the host, and its credit lets the
@@ -380,7 +445,7 @@ void Device::emit(uint32_t vector) {
 void Device::on_message_left(void* self, uint64_t vector) {
   auto* d = static_cast<Device*>(self);
   d->order_->left();
-  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector));
+  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector), Duration::zero());
   const auto n = static_cast<uint32_t>(d->vectors_.size());
   for (uint32_t i = 0; i < n && d->egress_waiting_ > 0; ++i) {
     const uint32_t w = d->egress_cursor_++ % n;

@@ -26,10 +26,11 @@
 
 namespace nvmesim {
 
-// Where the device's MSI-X writes go (the System routes them to a core).
+// Where the device's MSI-X writes go (the System routes them to a core): a message that
+// leaves the device's side now, or `after` from now (one known to leave a path then).
 struct MsixSink {
   void* self = nullptr;
-  void (*message)(void* self, uint32_t drive, uint32_t vector) = nullptr;
+  void (*message)(void* self, uint32_t drive, uint32_t vector, Duration after) = nullptr;
 };
 
 struct DeviceStats {
@@ -44,6 +45,7 @@ struct DeviceStats {
   uint64_t waits = 0;             // commands that entered a unit
   Duration link_busy;             // device->host plus host->device transfer time
   uint64_t admin_commands = 0;
+  int64_t path_busy_ps = 0;  // its messages' and read data's time in an ordered MSI-X path
 
   DeviceStats operator-(const DeviceStats& start) const {
     DeviceStats d = *this;
@@ -58,6 +60,7 @@ struct DeviceStats {
     d.waits -= start.waits;
     d.link_busy -= start.link_busy;
     d.admin_commands -= start.admin_commands;
+    d.path_busy_ps -= start.path_busy_ps;
     return d;
   }
 };
@@ -166,6 +169,31 @@ class Device {
   void emit(uint32_t vector);
   void hold_cqe(SqState& q, uint32_t cid);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
+  // A line's requests of one instant run by drive, then messages before data, then queue
+  // or vector (SameTimeOrder).
+  static constexpr uint64_t kLineMessage = 0, kLineData = 1;
+  uint64_t line_key(uint64_t kind, uint32_t queue_or_vector) const {
+    return (uint64_t{index_} << 33) | (kind << 32) | queue_or_vector;
+  }
+  static void on_line_data(void* self, uint64_t command);
+  void finish_unit(DeviceCommand c);
+  static void on_replayed_unit_done(void* self, uint64_t command);
+  static void on_line_message(void* self, uint64_t vector);
+  // On a line that carries data, a replayed command whose unit's end is recorded, or that
+  // the trace saw unposted, ends without taking one of the model's units (replayed_unit_end,
+  // on_replayed_unit_done) and goes on through the link and the line as the model's own, so
+  // that the line's order, and the messages' timing with it, is the recording's; any other
+  // recorded command is posted at its recorded time.
+  bool replays_unit(const Request& r) const {
+    if (!replayed_ || !order_ || !order_->carries_data()) return false;
+    return !replayed_->recorded(r) || replayed_->known_ahead(r) >= Duration::zero();
+  }
+  Time replayed_unit_end(const Request& r, Time ready);
+  // A replayed command whose posting is the recorded one, any wait behind a message included.
+  bool replayed_posting(uint32_t cid) const {
+    const Request& r = (*requests_)[cid];
+    return replayed_ && replayed_->recorded(r) && !replays_unit(r);
+  }
 
   sim::EventQueue* eq_;
   // The per-command handlers, bound once (sim::EventQueue::bind).

@@ -32,11 +32,11 @@ void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
 
 // ---- MSI-X messages ----------------------------------------------------------------------
 
-void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector) {
+void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector, Duration after) {
   auto* k = static_cast<HostKernel*>(self);
   HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
   // Without a modelled path the latency is the drive's constant: no look-ups per message.
-  k->deliver_irq(q, k->msix_paths_.empty() ? k->msix_delivery_[drive] : k->msix_latency(drive));
+  k->deliver_irq(q, after + (k->msix_paths_.empty() ? k->msix_delivery_[drive] : k->msix_latency(drive)));
 }
 
 MsixPath* HostKernel::ordered_path(uint32_t drive) {

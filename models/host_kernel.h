@@ -95,7 +95,7 @@ class HostKernel {
   RunObserver& observer() { return *m_.observer; }
 
  private:
-  static void on_msix(void* self, uint32_t drive, uint32_t vector);
+  static void on_msix(void* self, uint32_t drive, uint32_t vector, Duration after);
   static void on_irq_arrival(void* self, uint64_t queue);
   static void on_timer(void* self, uint64_t token);
   static void on_thread_wake(void* self, uint64_t token);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/same_time_order.h"
 #include "vocab/profiles.h"
 #include "vocab/time.h"
 
@@ -44,18 +45,25 @@ class MsixPath {
     queued_ += Duration::ns((start - ready.ns() * kPsPerNs) / kPsPerNs);
     return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs);
   }
+  // The path's time for one message, and for `bytes` of read data (picoseconds).
+  int64_t message_ps() const { return gap_ps_; }
+  int64_t data_ps(uint32_t bytes) const { return std::llround(ps_per_byte_ * bytes); }
   // Whether the drives' read data pass the ordering point in the messages' line.
   bool carries_data() const { return ps_per_byte_ > 0; }
   // Read data that reach the ordering point at `ready` pass it, behind everything that
   // reached it before (messages and other drives' data), by the returned time.
   Time carry(Time ready, uint32_t bytes) {
     const int64_t start = std::max(ready.ns() * kPsPerNs, free_ps_);
-    free_ps_ = start + std::llround(ps_per_byte_ * bytes);
+    free_ps_ = start + data_ps(bytes);
     data_queued_ += Duration::ns((start - ready.ns() * kPsPerNs) / kPsPerNs);
     return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs);
   }
   // When everything that reached the ordering point so far has passed it.
   Time clear_at() const { return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs); }
+  // A line's requests of one instant (its drives' messages and read data) in an order of
+  // their own (drive, kind, queue or vector), so that the line's order does not depend on
+  // which of that instant's events ran first.
+  SameTimeOrder& arrivals() { return arrivals_; }
   Duration latency() const { return latency_; }
   Duration data_queued() const { return data_queued_; }  // total wait of data behind the line
   uint64_t messages() const { return messages_; }
@@ -70,6 +78,7 @@ class MsixPath {
   uint64_t messages_ = 0;
   Duration queued_;
   Duration data_queued_;
+  SameTimeOrder arrivals_;
 };
 
 }  // namespace nvmesim

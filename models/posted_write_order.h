@@ -31,12 +31,21 @@ class PostedWriteOrder {
   Time carry(Time ready, uint32_t bytes) { return path_->carry(ready, bytes); }
   // Whether a message may be emitted now (a credit is free).
   bool has_credit() const { return credits_ == 0 || in_path_ < credits_; }  // 0: no limit
+  bool limits_credits() const { return credits_ > 0; }
   // Emits a message at `now` (has_credit() must hold); returns when it leaves the path.
   Time emit(Time now) {
-    ++in_path_;
+    take_credit();
+    return send(now);
+  }
+  // emit() in two steps, for a line whose instant's requests are ordered (SameTimeOrder):
+  // the credit when the message is made, the path when its turn comes.
+  void take_credit() { ++in_path_; }
+  Time send(Time now) {
     ordered_until_ = path_->serve(visible_from(now));
     return ordered_until_;
   }
+  SameTimeOrder& arrivals() { return path_->arrivals(); }
+  const MsixPath& path() const { return *path_; }
   // A message left the path: its credit is free again.
   void left() { --in_path_; }
   uint32_t in_path() const { return in_path_; }

@@ -37,6 +37,8 @@ struct ReplayCommand {
   // --replay-service, an inflight row the window did not see posted: the device model
   // serves it, but does not post it before this (the window's end: it was not posted then).
   Time post_not_before = Time::zero();
+  // ... and when its unit finished, if the window saw that (never: it did not).
+  Time unit_done_unposted = Time::never();
 };
 
 struct ReplayTrace {

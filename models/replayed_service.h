@@ -32,6 +32,13 @@ class ReplayedService {
   // How long before its posting the device knew it (its unit finished), as recorded;
   // negative when the trace does not say.
   Duration known_ahead(const Request& r) const { return trace_->commands[r.command].known_ahead; }
+  // An unrecorded request's unit end as its trace saw it, unposted (never: not seen).
+  Time unit_done_unposted(const Request& r) const { return trace_->commands[r.command].unit_done_unposted; }
+  // When request `r`'s unit finished, as recorded (known_ahead(r) must not be negative).
+  Time unit_done(const Request& r) const {
+    const auto& c = trace_->commands[r.command];
+    return r.doorbell + c.device_time - c.known_ahead;
+  }
 
  private:
   const ReplayTrace* trace_;

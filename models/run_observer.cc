@@ -169,6 +169,8 @@ void RunObserver::add_inflight(uint32_t cid, const Request& r) {
   if (f.doorbell && r.posted >= r.doorbell && r.posted < to && r.unit_done >= r.doorbell) {
     f.cqe_posted = r.posted;
     f.unit_done = r.unit_done;
+  } else if (f.doorbell && r.unit_done >= r.doorbell && r.unit_done < to) {
+    f.unit_done = r.unit_done;  // its unit finished, its CQE not yet posted (a line's wait)
   }
   cmd_trace_->add_inflight(f);
 }

@@ -71,9 +71,16 @@ class EventQueue {
   void schedule_in(Duration d, Handler fn, void* ctx, uint64_t arg = 0) {
     schedule(now_ + d, fn, ctx, arg);
   }
+  // Runs fn(ctx) once every event of the current instant has run, before the clock moves
+  // on: a phase at the end of an instant, for an owner that must see all of that
+  // instant's requests before it orders them (no event, so none to file and sort). Several
+  // run by `rank`, lower first; what they schedule at the same instant runs after them.
+  using InstantEnd = void (*)(void* ctx);
+  void at_instant_end(uint32_t rank, InstantEnd fn, void* ctx) { instant_end_.push_back({rank, fn, ctx}); }
 
   // Runs the earliest event; returns false when none is left.
   bool step() {
+    if (instant_ends_now()) return true;
     if (size_ == 0) return false;
     if (cur_.empty()) advance();
     dispatch(take());
@@ -83,7 +90,9 @@ class EventQueue {
   // Runs every event with time <= end, then sets the clock to end.
   void run_until(Time end) {
     const auto end_ns = static_cast<uint64_t>(end.ns());
-    while (size_ != 0) {
+    for (;;) {
+      if (instant_ends_now()) continue;
+      if (size_ == 0) break;
       if (cur_.empty()) advance();
       if (cur_.front().time > end_ns) break;
       dispatch(take());
@@ -96,6 +105,26 @@ class EventQueue {
     Handler fn;
     void* ctx;
   };
+  struct InstantEndCall {
+    uint32_t rank;
+    InstantEnd fn;
+    void* ctx;
+  };
+  // Runs the instant's end phase if one is pending and no event of this instant is left.
+  bool instant_ends_now() {
+    if (instant_end_.empty()) return false;
+    if (size_ != 0) {
+      if (cur_.empty()) advance();
+      if (cur_.front().time == static_cast<uint64_t>(now_.ns())) return false;
+    }
+    instant_running_.swap(instant_end_);  // one asked for while these run comes next
+    if (instant_running_.size() > 1)
+      std::stable_sort(instant_running_.begin(), instant_running_.end(),
+                       [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    for (const InstantEndCall& c : instant_running_) c.fn(c.ctx);
+    instant_running_.clear();
+    return true;
+  }
   static constexpr std::size_t kHashSlots = 1024;  // hash table of handler ids, power of two
   // The wheel: slots of 2^kSlotShift ns, kWheelSlots of them (1.05 ms): every event of a
   // 4 KiB read on a current drive falls inside it. Wider slots hold more events each
@@ -325,6 +354,7 @@ class EventQueue {
   uint64_t far_next_ = UINT64_MAX;  // the far tier's earliest time (UINT64_MAX: empty)
   std::size_t size_ = 0;
   std::vector<Target> handlers_;
+  std::vector<InstantEndCall> instant_end_, instant_running_;  // at_instant_end's
   std::vector<uint32_t> hash_;  // id + 1 of a handler, 0 empty
   Time now_ = Time::zero();
   uint64_t next_seq_ = 0;

@@ -41,9 +41,9 @@ struct DeviceTest : ::testing::Test {
     p.admin_command = Duration::us(20);
     return p;
   }
-  static void on_message(void* self, uint32_t, uint32_t vector) {
+  static void on_message(void* self, uint32_t, uint32_t vector, Duration after) {
     auto* t = static_cast<DeviceTest*>(self);
-    t->messages.push_back({t->eq.now().ns(), vector});
+    t->messages.push_back({(t->eq.now() + after).ns(), vector});
   }
   // `queues` queue pairs, queue i on vector i.
   void make(uint32_t queues) {

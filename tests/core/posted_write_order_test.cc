@@ -71,9 +71,9 @@ struct OrderedDeviceTest : ::testing::Test {
   MsixPath path{MsixPathSpec{1e6, Duration::zero(), 1, 1}};
   std::unique_ptr<Device> dev;
 
-  static void on_message(void* self, uint32_t, uint32_t) {
+  static void on_message(void* self, uint32_t, uint32_t, Duration after) {
     auto* t = static_cast<OrderedDeviceTest*>(self);
-    t->message_ns.push_back(t->eq.now().ns());
+    t->message_ns.push_back((t->eq.now() + after).ns());
   }
   void make(bool ordered) {
     DeviceProfile p;
