@@ -37,6 +37,10 @@ std::string bound(const json& r) {
   const auto& lim = r["limits"];
   std::string by = lim["bound_by"].get<std::string>();
   char b[96];
+  if (by == "msix_path") {
+    std::snprintf(b, sizeof b, "msix path (%.0f%%)", lim["busiest_msix_path_utilization"].get<double>() * 100);
+    return b;
+  }
   if (by == "cpu") {
     double hard = 0, app = 0, thr = 0, soft = 0;
     for (const auto& c : r["cores"]) {

@@ -106,6 +106,7 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.ordered_msix_path = sc.host.msix_path.ordered();
     m.msix_merged = s.msix_merged;
     m.cqe_writes_stalled = s.cqe_writes_stalled;
+    m.path_busy_ns = static_cast<double>(s.path_busy_ps) / 1000.0;
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));
@@ -120,10 +121,16 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
   }
 }
 
-// Which drive and which core were nearest their limits.
-results::Limits limits_of(const results::RunRecord& r) {
+// Which drive, which core and which MSI-X path were nearest their limits.
+results::Limits limits_of(const results::RunRecord& r, const Scenario& sc) {
   const auto w = static_cast<double>(r.window.count_ns());
   results::Limits limits;
+  if (sc.host.msix_path.ordered()) {  // drives 0..n-1 share path 0, and so on
+    const uint32_t per = std::max(sc.host.msix_path.drives_per_path, 1u);
+    std::vector<double> busy((r.drives.size() + per - 1) / per, 0.0);
+    for (std::size_t d = 0; d < r.drives.size(); ++d) busy[d / per] += r.drives[d].model->path_busy_ns;
+    limits.busiest_msix_path_utilization = busy.empty() ? 0.0 : *std::max_element(busy.begin(), busy.end()) / w;
+  }
   for (const results::DriveRecord& d : r.drives)
     limits.busiest_drive_utilization =
         std::max({limits.busiest_drive_utilization, d.model->iops_ceiling_utilization, d.model->unit_utilization});
@@ -216,7 +223,7 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
   std::stable_sort(r.queues.begin(), r.queues.end(), [](const auto& a, const auto& b) { return a.queue < b.queue; });
   for (uint32_t d = 0; d < sc.drives.size(); ++d) r.drives.push_back(std::move(owner(&Partitioning::drive_part, d).drives[d]));
   for (uint32_t c = 0; c < measured[0].cores.size(); ++c) r.cores.push_back(owner(&Partitioning::core_part, c).cores[c]);
-  r.limits = limits_of(r);
+  r.limits = limits_of(r, sc);
   r.warnings = loaded.warnings;
   if (sc.warmup_given)
     r.warnings.push_back("warmup_us lengthened from " + std::to_string(sc.warmup_given->count_ns() / 1000) + " to " +

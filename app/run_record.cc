@@ -61,6 +61,7 @@ json drive_json(const DriveRecord& d, Duration window) {
     if (x.ordered_msix_path) {
       dev["msix_merged_awaiting_credit"] = x.msix_merged;
       dev["cqe_writes_behind_msix"] = x.cqe_writes_stalled;
+      dev["msix_path_utilization"] = frac(x.path_busy_ns / static_cast<double>(window.count_ns()));  // its own share
     }
   }
   m["device"] = dev;
@@ -103,6 +104,8 @@ json array_of(const std::vector<T>& items, F&& one) {
 }  // namespace
 
 std::string bound_by(const Limits& l) {
+  const double path = l.busiest_msix_path_utilization.value_or(0.0);
+  if (path >= 0.97 && path >= l.busiest_core_utilization && path >= l.busiest_drive_utilization) return "msix_path";
   if (l.busiest_core_utilization >= 0.97 && l.busiest_core_utilization > l.busiest_drive_utilization)
     return "cpu";
   return l.busiest_drive_utilization >= 0.97 ? "drive" : "latency";
@@ -119,10 +122,13 @@ json to_json(const RunRecord& r) {
   json agg = figures_json(r.aggregate, w);
   agg["latency_cdf"] = latency_cdf_json(r.aggregate.latency);
   out["aggregate"] = agg;
-  if (r.limits)
+  if (r.limits) {
     out["limits"] = {{"busiest_core_utilization", frac(r.limits->busiest_core_utilization)},
                      {"busiest_drive_utilization", frac(r.limits->busiest_drive_utilization)},
                      {"bound_by", bound_by(*r.limits)}};
+    if (r.limits->busiest_msix_path_utilization)
+      out["limits"]["busiest_msix_path_utilization"] = frac(*r.limits->busiest_msix_path_utilization);
+  }
   out["drives"] = array_of(r.drives, [&](const DriveRecord& d) { return drive_json(d, w); });
   out["queues"] = array_of(r.queues, [&](const QueueRecord& q) { return queue_json(q, w); });
   out["jobs"] = array_of(r.jobs, [&](const JobRecord& j) { return job_json(j, w); });

@@ -76,6 +76,7 @@ struct DeviceModelFigures {
   bool ordered_msix_path = false;
   uint64_t msix_merged = 0;          // signals merged into a message waiting for a credit
   uint64_t cqe_writes_stalled = 0;   // CQE writes that waited behind a message
+  double path_busy_ns = 0;           // its messages' and read data's time in the path
 };
 
 struct DriveRecord {
@@ -101,6 +102,8 @@ struct CoreRecord {
 struct Limits {
   double busiest_core_utilization = 0;
   double busiest_drive_utilization = 0;
+  // With an ordered MSI-X path only: the busiest path's share of the window.
+  std::optional<double> busiest_msix_path_utilization;
 };
 
 struct RunRecord {

@@ -47,7 +47,10 @@ void print_summary(std::ostream& os, const nlohmann::json& r) {
   const auto& lim = r["limits"];
   os << "  bound by: " << lim["bound_by"].get<std::string>() << " (busiest core "
      << fmt("%.1f%%", lim["busiest_core_utilization"].get<double>() * 100) << ", busiest drive "
-     << fmt("%.1f%%", lim["busiest_drive_utilization"].get<double>() * 100) << ")\n";
+     << fmt("%.1f%%", lim["busiest_drive_utilization"].get<double>() * 100);
+  if (lim.contains("busiest_msix_path_utilization"))
+    os << ", busiest MSI-X path " << fmt("%.1f%%", lim["busiest_msix_path_utilization"].get<double>() * 100);
+  os << ")\n";
   if (r.contains("warnings"))
     for (const auto& w : r["warnings"]) os << "  warning: " << w.get<std::string>() << "\n";
   if (r.contains("replay")) {  // nvmesim run --replay (docs/trace-format.md#replay)
