@@ -135,23 +135,31 @@ TEST_F(OrderedDeviceTest, AReaperSeesAHeldCqeOnceTheMessageAheadHasLeft) {
   EXPECT_EQ(dev->stats().commands, 2u);
 }
 
+// Two ideal drives of 64 units, one job each on its own core with `iodepth` in flight,
+// submitted 8 at a time, for 20 ms.
+nlohmann::json two_drives_two_jobs(int iodepth) {
+  nlohmann::json doc = testing::ideal_scenario();
+  doc["drives"][0]["profile"]["units"] = 64;
+  doc["drives"].push_back(doc["drives"][0]);
+  doc["drives"][1]["name"] = "d1";
+  doc["jobs"][0] = {{"name", "j"}, {"iodepth", iodepth}, {"iodepth_batch_submit", 8}, {"cpus_allowed", "0"}, {"drives", {"d0"}}};
+  doc["jobs"].push_back(doc["jobs"][0]);
+  doc["jobs"][1]["name"] = "k";
+  doc["jobs"][1]["cpus_allowed"] = "1";
+  doc["jobs"][1]["drives"] = {"d1"};
+  doc["duration_us"] = 20000;
+  return doc;
+}
+
+double iops(const nlohmann::json& r) { return r["aggregate"]["iops"].get<double>(); }
+
 // Two drives behind one path of 1M messages/s, one job each keeping 16 in flight and
 // submitting them 8 at a time, so postings come in bursts of 8 (3.2M I/O per second
 // without the path). Ordered, the path carries at most its capacity in messages, the
 // CQEs wait behind them, and a message waiting for a credit stands for the rest of its
 // burst, so more I/O completes than messages pass.
 TEST(PostedWriteOrderRun, ASaturatedOrderedPathCarriesItsCapacityInMessagesAndMoreInCompletions) {
-  nlohmann::json doc = testing::ideal_scenario();
-  doc["drives"][0]["profile"]["units"] = 64;
-  doc["drives"].push_back(doc["drives"][0]);
-  doc["drives"][1]["name"] = "d1";
-  doc["jobs"][0] = {{"name", "j"}, {"iodepth", 16}, {"iodepth_batch_submit", 8}, {"cpus_allowed", "0"}, {"drives", {"d0"}}};
-  doc["jobs"].push_back(doc["jobs"][0]);
-  doc["jobs"][1]["name"] = "k";
-  doc["jobs"][1]["cpus_allowed"] = "1";
-  doc["jobs"][1]["drives"] = {"d1"};
-  doc["duration_us"] = 20000;
-  auto iops = [](const nlohmann::json& r) { return r["aggregate"]["iops"].get<double>(); };
+  nlohmann::json doc = two_drives_two_jobs(16);
   const double no_path = iops(testing::run(doc));
   doc["host"]["msix_path"] = {{"messages_per_s", 1e6}, {"latency_ns", 0}, {"drives_per_path", 2}, {"posted_credits", 1}};
   const nlohmann::json r = testing::run(doc);
@@ -176,17 +184,7 @@ TEST(PostedWriteOrderRun, ASaturatedOrderedPathCarriesItsCapacityInMessagesAndMo
 // complete at most 1 / (message time + data time) commands per second between them,
 // however fast each drive is, and a line per drive gives each drive that rate.
 TEST(PostedWriteOrderRun, DrivesSharingALineOfMessagesAndDataShareItsRate) {
-  nlohmann::json doc = testing::ideal_scenario();
-  doc["drives"][0]["profile"]["units"] = 64;
-  doc["drives"].push_back(doc["drives"][0]);
-  doc["drives"][1]["name"] = "d1";
-  doc["jobs"][0] = {{"name", "j"}, {"iodepth", 32}, {"iodepth_batch_submit", 8}, {"cpus_allowed", "0"}, {"drives", {"d0"}}};
-  doc["jobs"].push_back(doc["jobs"][0]);
-  doc["jobs"][1]["name"] = "k";
-  doc["jobs"][1]["cpus_allowed"] = "1";
-  doc["jobs"][1]["drives"] = {"d1"};
-  doc["duration_us"] = 20000;
-  auto iops = [](const nlohmann::json& r) { return r["aggregate"]["iops"].get<double>(); };
+  nlohmann::json doc = two_drives_two_jobs(32);
   const double free_drives = iops(testing::run(doc));  // 32 in flight / 10 us: 3.2M/s per drive
   // 1 us per message and 1 us per 4 KiB of read data: 0.5M commands/s per line.
   doc["host"]["msix_path"] = {{"messages_per_s", 1e6}, {"latency_ns", 0}, {"drives_per_path", 2},
