@@ -109,9 +109,13 @@ TEST(Partitioning, ADriveMonitorJoinsItsCore) {
 }
 
 TEST(Partitioning, OfAScenarioSeesTheMsixPathAndTheDrivePolicy) {
-  LoadedScenario ls = testing::load_default({});
+  LoadedScenario ls = testing::load_default({});  // two drives behind each MSI-X path
   const Scenario& sc = ls.scenario;
-  EXPECT_EQ(Partitioning::of(sc, Topology::of(sc)).size(), 4u);
+  EXPECT_EQ(Partitioning::of(sc, Topology::of(sc)).size(), 2u);
+  LoadedScenario apart = testing::load_default({"host.msix_path.drives_per_path=1"});
+  EXPECT_EQ(Partitioning::of(apart.scenario, Topology::of(apart.scenario)).size(), 4u);
+  LoadedScenario no_path = testing::load_default({"host.msix_path.messages_per_s=0", "host.msix_path.data_bytes_per_s=0"});
+  EXPECT_EQ(Partitioning::of(no_path.scenario, Topology::of(no_path.scenario)).size(), 4u);
   LoadedScenario adaptive = testing::load_default({"policy.name=coalesce_adaptive"});
   EXPECT_EQ(Partitioning::of(adaptive.scenario, Topology::of(adaptive.scenario)).size(), 1u);
   LoadedScenario path = testing::load_default({"host.msix_path.messages_per_s=2e7", "host.msix_path.drives_per_path=2"});
@@ -126,8 +130,9 @@ std::string run_with(const LoadedScenario& ls, unsigned threads, RunInfo* info =
   return dump_results(run_scenario(ls, o, info));
 }
 
+// The default scenario with an MSI-X path per drive: four partitions, each with its line.
 LoadedScenario default_short(std::vector<std::string> overrides = {}) {
-  overrides.insert(overrides.begin(), {"duration_us=3000", "warmup_us=2000"});
+  overrides.insert(overrides.begin(), {"duration_us=3000", "warmup_us=2000", "host.msix_path.drives_per_path=1"});
   return testing::load_default(std::move(overrides));
 }
 

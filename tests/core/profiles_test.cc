@@ -86,7 +86,7 @@ TEST(Profiles, EveryAssumedNumberHasAPhysicalRangeThatHoldsIt) {
       EXPECT_TRUE(range.is_array() && range.size() == 2) << ptr;
     }
   }
-  EXPECT_GT(ranged, 100);
+  EXPECT_GT(ranged, 60);  // one host profile and two drive profiles
 }
 
 // The shipped scenarios load with every profile value inside its range: no warnings.
