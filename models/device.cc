@@ -163,8 +163,7 @@ void Device::start_unit(DeviceCommand c, Time ready) {
     return;
   }
   ++units_busy_;
-  const Request& r = (*requests_)[c.cid];
-  Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes(r));
+  Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
   stats_.unit_busy += s;
   ++stats_.waits;
   eq_->schedule(ready + s, unit_done_, c.pack());

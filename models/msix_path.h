@@ -55,7 +55,6 @@ class MsixPath {
   Time carry(Time ready, uint32_t bytes) {
     const int64_t start = std::max(ready.ns() * kPsPerNs, free_ps_);
     free_ps_ = start + data_ps(bytes);
-    data_queued_ += Duration::ns((start - ready.ns() * kPsPerNs) / kPsPerNs);
     return Time::from_ns((free_ps_ + kPsPerNs - 1) / kPsPerNs);
   }
   // When everything that reached the ordering point so far has passed it.
@@ -65,7 +64,6 @@ class MsixPath {
   // which of that instant's events ran first.
   SameTimeOrder& arrivals() { return arrivals_; }
   Duration latency() const { return latency_; }
-  Duration data_queued() const { return data_queued_; }  // total wait of data behind the line
   uint64_t messages() const { return messages_; }
   Duration queued() const { return queued_; }  // total wait behind other messages
 
@@ -77,7 +75,6 @@ class MsixPath {
   int64_t free_ps_ = 0;
   uint64_t messages_ = 0;
   Duration queued_;
-  Duration data_queued_;
   SameTimeOrder arrivals_;
 };
 
