@@ -349,6 +349,15 @@ INSTANTIATE_TEST_SUITE_P(
                  "t.csv:2: column unit_done_ns: after cqe_posted_ns"},
         BadTrace{"unit_done_without_posted", kHeaderUnitDone + "cmd,500,1,0,read,0,8,10,20,,500,,irq,0,,,,,25\n",
                  "t.csv:2: column unit_done_ns: given without cqe_posted_ns"},
+        // An inflight row may carry unit_done_ns without a posting (the unit finished, its
+        // CQE was not yet posted when the window closed), but only with its doorbell and
+        // not after the window's close.
+        BadTrace{"inflight_unit_done_without_doorbell", kHeaderUnitDone + "inflight,500,1,0,read,0,8,10,,,,,,,,,,,25\n",
+                 "t.csv:2: column unit_done_ns: given without doorbell_ns"},
+        BadTrace{"inflight_unit_done_after_its_close", kHeaderUnitDone + "inflight,500,1,0,read,0,8,10,20,,,,,,,,,,501\n",
+                 "t.csv:2: column unit_done_ns: after t_ns on an inflight row"},
+        BadTrace{"inflight_posted_without_doorbell", kHeader + "inflight,500,1,0,read,0,8,10,,30,,,,,,,,\n",
+                 "t.csv:2: column cqe_posted_ns: given without doorbell_ns"},
         BadTrace{"iolog_v2", "fio version 2 iolog\n/dev/nvme0n1 add\n", "t.csv:1: fio iolog version 2 has no timestamps"},
         BadTrace{"iolog_backwards", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 4096\n5 /dev/nvme0n1 read 0 4096\n",
                  "t.csv:4: column 1 (time): time goes backwards"},
@@ -358,6 +367,27 @@ INSTANTIATE_TEST_SUITE_P(
                  "t.csv:3: column 5 (length)"},
         BadTrace{"iolog_fields", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0\n",
                  "t.csv:3: expected TIME FILE ACTION [OFFSET LENGTH], got 4 fields"}));
+
+// The accepted form of the rows above: an inflight row whose unit finished in the window
+// but whose CQE was not posted keeps that unit's end for --replay-service, and is served
+// no earlier than the window's close; without --replay-service both are ignored.
+TEST(Replay, AnInflightRowKeepsItsUnitsEndWithoutAPosting) {
+  LoadedScenario ls = load_default(short_default());
+  const std::string csv = kHeaderUnitDone + "inflight,500,1,0,read,0,8,10,20,,,,,,,,,,450\n";
+  ReplayLoadOptions o;
+  o.path = "t.csv";
+  o.service = true;
+  auto r = parse_replay(csv, o, ls.scenario);
+  ASSERT_TRUE(std::holds_alternative<ReplayTrace>(r)) << std::get<InputError>(r).str();
+  const ReplayCommand& c = std::get<ReplayTrace>(r).commands.at(0);
+  EXPECT_TRUE(c.inflight);
+  EXPECT_EQ(c.unit_done_unposted, Time::from_ns(450));
+  EXPECT_EQ(c.post_not_before, Time::from_ns(500));
+  o.service = false;
+  r = parse_replay(csv, o, ls.scenario);
+  ASSERT_TRUE(std::holds_alternative<ReplayTrace>(r)) << std::get<InputError>(r).str();
+  EXPECT_EQ(std::get<ReplayTrace>(r).commands.at(0).unit_done_unposted, Time::never());
+}
 
 // A hw trace (no cqe_posted_ns, per-queue cids) names no drive: with several drives in the
 // scenario it needs --replay-drive; with it, the device time is doorbell to CQE seen.
