@@ -222,12 +222,18 @@ void Device::on_replayed_unit_done(void* self, uint64_t arg) {
   static_cast<Device*>(self)->finish_unit(DeviceCommand::unpack(arg));
 }
 
+// Read data leave the unit now: over the link, then through the line behind everything
+// that reached it first; they pass it at the returned time.
+Time Device::carry_read_data(uint32_t bytes) {
+  const Time done = order_->carry(link_transfer(d2h_free_ps_, bytes, eq_->now()), bytes);
+  stats_.path_busy_ps += order_->path().data_ps(bytes);
+  return done;
+}
+
 void Device::on_line_data(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
   const DeviceCommand c = DeviceCommand::unpack(arg);
-  const Request& r = (*d->requests_)[c.cid];
-  const Time done = d->order_->carry(d->link_transfer(d->d2h_free_ps_, c.bytes(r), d->eq_->now()), c.bytes(r));
-  d->stats_.path_busy_ps += d->order_->path().data_ps(c.bytes(r));
+  const Time done = d->carry_read_data(c.bytes((*d->requests_)[c.cid]));
   // No replay's not_before here: a command its trace saw unposted has its unit's end from
   // the trace (or none before the window's end), and the line's own wait holds its CQE; the
   // CQE posting still signals when it comes, as in the recording.
@@ -257,8 +263,7 @@ void Device::on_replayed_known(void* self, uint64_t cid64) {
   // A line that carries data (and a trace without the unit's end, else replays_unit):
   // the recorded posting stands, and the read data still take their turn in the line, for
   // the messages and the commands behind them.
-  if (!r.write && d->order_ && d->order_->carries_data())
-    d->order_->carry(d->link_transfer(d->d2h_free_ps_, r.bytes, d->eq_->now()), r.bytes);
+  if (!r.write && d->order_ && d->order_->carries_data()) d->carry_read_data(r.bytes);
   d->schedule_post(cid, r.qid, r.posted);
 }
 

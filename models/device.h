@@ -176,6 +176,7 @@ class Device {
     return (uint64_t{index_} << 33) | (kind << 32) | queue_or_vector;
   }
   static void on_line_data(void* self, uint64_t command);
+  Time carry_read_data(uint32_t bytes);  // a read's data over the link and through the line
   void finish_unit(DeviceCommand c);
   static void on_replayed_unit_done(void* self, uint64_t command);
   static void on_line_message(void* self, uint64_t vector);

@@ -412,5 +412,41 @@ TEST(Replay, HwTraceNeedsADriveAndUsesSeenTimes) {
   EXPECT_EQ(rep.rows[0].posted_sim - rep.rows[0].doorbell_sim, 3900);
 }
 
+// A hw trace on a line that carries data (the default testbed): each read keeps its
+// recorded posting, and its data still take their time in the line, which the drive's
+// msix_path_utilization counts with its messages'.
+TEST(Replay, HwTraceReadsOnALineCountTheirDataInThePathsTime) {
+  LoadedScenario ls = load_default(short_default());
+  std::string hw = kHeader;
+  constexpr int kReads = 40;
+  for (int i = 0; i < kReads; ++i) {
+    const int64_t submit = 3'200'000 + i * 20'000, doorbell = submit + 100, seen = doorbell + 80'000;
+    hw += "cmd," + std::to_string(seen) + ",9," + std::to_string(i) + ",read," + std::to_string(8 * i) + ",8," +
+          std::to_string(submit) + "," + std::to_string(doorbell) + ",," + std::to_string(seen) + "," +
+          std::to_string(seen - 100) + ",irq,0,,,,\n";
+  }
+  ReplayLoadOptions o;
+  o.path = "hw.csv";
+  o.service = true;
+  o.drive = "nvme2";
+  auto parsed = parse_replay(hw, o, ls.scenario);
+  ASSERT_TRUE(std::holds_alternative<ReplayTrace>(parsed)) << std::get<InputError>(parsed).str();
+  const ReplayTrace& trace = std::get<ReplayTrace>(parsed);
+  RunOptions ro;
+  ro.replay = &trace;
+  std::ostringstream diff;
+  ro.replay_diff_out = &diff;
+  const nlohmann::json results = run_scenario(ls, ro);
+  const std::vector<DiffRow> rows = parse_diff(diff.str());
+  ASSERT_EQ(rows.size(), static_cast<std::size_t>(kReads));
+  for (const DiffRow& d : rows) EXPECT_EQ(d.posted_sim - d.doorbell_sim, 80'000);  // the recorded posting stands
+  const nlohmann::json& dev = results["drives"][2]["device"];
+  const double window_ns = results["window_ns"].get<double>();
+  const double busy_ns = dev["msix_path_utilization"].get<double>() * window_ns;
+  const double message_ns = 1e9 / 5'157'000.0, data_ns = 4096 * 1e9 / 63e9;  // host_testbed_a's line
+  ASSERT_GT(dev["msix_messages"].get<double>(), 0);
+  EXPECT_NEAR(busy_ns, dev["msix_messages"].get<double>() * message_ns + kReads * data_ns, 0.01 * kReads * data_ns);
+}
+
 }  // namespace
 }  // namespace nvmesim
