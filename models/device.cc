@@ -108,6 +108,7 @@ void Device::front_end_turn() {
   if (rr_pos_ >= rr_.size()) rr_pos_ = 0;
   uint32_t qid = rr_[rr_pos_];
   SqState& q = queues_[qid];
+  write_landed_held(q);  // a held CQE takes the SQ head of when it lands: before this turn moves it
   int64_t now_ps = eq_->now().ns() * kPsPerNs;
   if (fe_free_ps_ < now_ps) fe_free_ps_ = now_ps;
   // The burst's requests were last written at submission: fetch them all before the
@@ -285,8 +286,8 @@ void Device::write_cqe(SqState& q, uint32_t cid) {
 bool Device::post_due(uint32_t qid, Time by) {
   SqState& q = queues_[qid];
   if (!q.held.empty()) {  // written behind a message: visible in order, once it has left
-    if (q.held.front().first > by) return false;
-    const uint32_t cid = q.held.front().second;
+    if (q.held.front().at > by) return false;
+    const uint32_t cid = q.held.front().cid;
     q.held.pop_front();
     write_cqe(q, cid);
     return true;
@@ -308,7 +309,8 @@ Time Device::next_scheduled_cqe(uint32_t qid) const {
   const SqState& q = queues_[qid];
   Time next = Time::never();
   if (!q.posts.empty()) next = q.posts.front().first;
-  if (!q.held.empty()) next = min(next, q.held.front().first);
+  const uint32_t landed = landed_held(q);  // in memory already: not scheduled
+  if (landed < q.held.size()) next = min(next, q.held[landed].at);
   return next;
 }
 
@@ -316,6 +318,7 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
   auto cid = static_cast<uint32_t>(arg);
   SqState& q = d->queues_[arg >> 32];  // the queue travels in the argument: the Request is cold
+  d->write_landed_held(q);  // what landed before this posting is in the ring first
   // Written already if a host reaper reached it first (post_due); the interrupt is sent
   // at the posting time either way.
   if (!q.posts.empty() && q.posts.front().second == cid) {
@@ -330,21 +333,29 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
 
 // The CQE write is emitted now, behind the messages already in the path: it lands when
 // they have left (or earlier through post_due, if a reaper gets there after that time).
+// No event writes it: it lands at `at`, and whoever looks at the ring before a reaper takes
+// it (post_due) writes it as that event would have (write_landed_held), or counts it
+// (landed_held). The event's sequence number is still taken, so that every other event
+// keeps its place among equal times.
 void Device::hold_cqe(SqState& q, uint32_t cid) {
   const Time at = order_->visible_from(eq_->now());
   (*requests_)[cid].posted = at;
-  q.held.emplace_back(at, cid);
+  q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
   ++stats_.cqe_writes_stalled;
-  eq_->schedule(at, &Device::on_held_visible, this, cid);
 }
 
-void Device::on_held_visible(void* self, uint64_t cid64) {
-  auto* d = static_cast<Device*>(self);
-  auto cid = static_cast<uint32_t>(cid64);
-  SqState& q = d->queues_[(*d->requests_)[cid].qid];
-  if (q.held.empty() || q.held.front().second != cid) return;  // a reaper wrote it (post_due)
-  q.held.pop_front();
-  d->write_cqe(q, cid);
+uint32_t Device::landed_held(const SqState& q) const {
+  uint32_t n = 0;
+  while (n < q.held.size() && eq_->has_run(q.held[n].at, q.held[n].seq)) ++n;
+  return n;
+}
+
+void Device::write_landed_held(SqState& q) {
+  while (!q.held.empty() && eq_->has_run(q.held.front().at, q.held.front().seq)) {
+    const uint32_t cid = q.held.front().cid;
+    q.held.pop_front();
+    write_cqe(q, cid);
+  }
 }
 
 void Device::signal(uint32_t vector) {

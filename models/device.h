@@ -113,9 +113,19 @@ class Device {
 
   // CQEs posted and not yet consumed, given the host's CQ head.
   uint32_t cq_pending(uint32_t qid, uint32_t host_head) const {
-    return nvme::ring_distance(host_head, queues_[qid].cq.tail, queues_[qid].depth);
+    return nvme::ring_distance(host_head, queues_[qid].cq.tail, queues_[qid].depth) + landed_held(queues_[qid]);
   }
-  const DeviceStats& stats() const { return stats_; }
+  // Whether a CQE of `qid` is in host memory that the ring does not show yet (a held write
+  // that has landed): a reaper finds it through post_due.
+  bool cqe_landed(uint32_t qid) const {
+    const SqState& q = queues_[qid];
+    return !q.held.empty() && eq_->has_run(q.held.front().at, q.held.front().seq);
+  }
+  DeviceStats stats() const {
+    DeviceStats s = stats_;
+    for (const SqState& q : queues_) s.commands += landed_held(q);
+    return s;
+  }
   uint32_t index() const { return index_; }
 
  private:
@@ -129,8 +139,15 @@ class Device {
     bool in_rr = false;       // on the arbitration list
     // CQE postings scheduled and not yet written, in posting order: (time, cid).
     RingFifo<std::pair<Time, uint32_t>> posts;
-    // CQEs written behind a message still in the MSI-X path: (visible from, cid), in order.
-    RingFifo<std::pair<Time, uint32_t>> held;
+    // CQEs written behind a message still in the MSI-X path, in order (their times do not
+    // decrease). Each lands in host memory at `at` by an event kept back (`seq`): the write
+    // is acted out when someone looks (write_landed_held, landed_held).
+    struct HeldCqe {
+      Time at;
+      uint64_t seq;
+      uint32_t cid;
+    };
+    RingFifo<HeldCqe> held;
   };
   struct VectorState {
     bool masked = false;
@@ -151,7 +168,6 @@ class Device {
   static void on_coalesce_timer(void* self, uint64_t arg);
   static void on_controller_coalesce_timer(void* self, uint64_t arg);
   static void on_admin_done(void* self, uint64_t arg);
-  static void on_held_visible(void* self, uint64_t cid);
   static void on_message_left(void* self, uint64_t vector);
 
   void kick_front_end();
@@ -168,6 +184,10 @@ class Device {
   // The message leaves the device now: to the host, or into the ordered path.
   void emit(uint32_t vector);
   void hold_cqe(SqState& q, uint32_t cid);
+  // Held writes that have landed by now, as their events would have written them: how many
+  // (without writing), or written into the ring.
+  uint32_t landed_held(const SqState& q) const;
+  void write_landed_held(SqState& q);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
   // A line's requests of one instant run by drive, then messages before data, then queue
   // or vector (SameTimeOrder).

@@ -40,6 +40,11 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   uint64_t dispatched() const { return dispatched_; }
+  // Whether an event scheduled at `t` with sequence number `seq` (take_seq) has run by now:
+  // for an owner that keeps such an event back and acts it out when someone looks. Within
+  // an event, the earlier events of its instant have run; in the instant's end phase and
+  // after run_until, all of them.
+  bool has_run(Time t, uint64_t seq) const { return t < now_ || (t == now_ && seq < running_seq_); }
   // The earliest pending time (Time::never() when none). Not const: it may bring the
   // wheel's next slot into the current run, which changes no order.
   Time next_time() {
@@ -98,6 +103,7 @@ class EventQueue {
       dispatch(take());
     }
     if (now_ < end) now_ = end;
+    running_seq_ = next_seq_;
   }
 
  private:
@@ -117,6 +123,7 @@ class EventQueue {
       if (cur_.empty()) advance();
       if (cur_.front().time == static_cast<uint64_t>(now_.ns())) return false;
     }
+    running_seq_ = next_seq_;  // every event of this instant scheduled so far has run
     instant_running_.swap(instant_end_);  // one asked for while these run comes next
     if (instant_running_.size() > 1)
       std::stable_sort(instant_running_.begin(), instant_running_.end(),
@@ -161,6 +168,7 @@ class EventQueue {
   void dispatch(const Event& ev) {
     now_ = Time::from_ns(static_cast<int64_t>(ev.time));
     ++dispatched_;
+    running_seq_ = ev.seq_hid >> kHandlerBits;
     const Target& h = handlers_[ev.seq_hid & kHandlerMask];
     h.fn(h.ctx, ev.arg);
   }
@@ -358,6 +366,7 @@ class EventQueue {
   std::vector<uint32_t> hash_;  // id + 1 of a handler, 0 empty
   Time now_ = Time::zero();
   uint64_t next_seq_ = 0;
+  uint64_t running_seq_ = 0;  // the running event's seq (has_run)
   uint64_t dispatched_ = 0;
 };
 

@@ -152,6 +152,45 @@ TEST(EventQueue, AnEventScheduledWithATakenSequenceNumberRunsWhereItWouldHave) {
   EXPECT_EQ(log.seen, want);
 }
 
+// has_run answers for an event kept back (its sequence number taken, never scheduled) as
+// if it had been scheduled: earlier instants have run; at the current one, the events
+// before the running one; in the instant's end phase and after run_until, all of them.
+struct HasRunProbe {
+  EventQueue* eq;
+  uint64_t before = 0, after = 0;
+  std::vector<std::pair<bool, bool>> seen;  // per look: has (20, before), (20, after) run
+};
+void probe_at_end(void* ctx) {
+  auto* p = static_cast<HasRunProbe*>(ctx);
+  p->seen.emplace_back(p->eq->has_run(Time::from_ns(20), p->before), p->eq->has_run(Time::from_ns(20), p->after));
+}
+void probe(void* ctx, uint64_t end_phase_too) {
+  probe_at_end(ctx);
+  if (end_phase_too) static_cast<HasRunProbe*>(ctx)->eq->at_instant_end(0, &probe_at_end, ctx);
+}
+
+TEST(EventQueue, HasRunAnswersForAnEventKeptBackAsIfItWereScheduled) {
+  EventQueue eq;
+  HasRunProbe p{&eq, 0, 0, {}};
+  eq.schedule(Time::from_ns(10), &probe, &p, 0);
+  p.before = eq.take_seq();                         // kept back for 20, before the next
+  eq.schedule(Time::from_ns(20), &probe, &p, 1);   // also asks for 20's end phase
+  p.after = eq.take_seq();                          // kept back for 20, after it
+  eq.schedule(Time::from_ns(20), &probe, &p, 0);
+  eq.run_until(Time::from_ns(15));
+  EXPECT_FALSE(eq.has_run(Time::from_ns(20), p.before));  // stopped short of 20
+  eq.run_until(Time::from_ns(20));
+  EXPECT_TRUE(eq.has_run(Time::from_ns(20), p.after));  // run_until ran all of 20
+  EXPECT_FALSE(eq.has_run(Time::from_ns(21), 0));
+  const std::vector<std::pair<bool, bool>> want = {
+      {false, false},  // at 10: neither
+      {true, false},   // at 20, between the two kept back
+      {true, true},    // at 20, after both
+      {true, true},    // 20's end phase: all of 20
+  };
+  EXPECT_EQ(p.seen, want);
+}
+
 // The wheel reaches kWheelReachNs ahead; further events wait in the far tier and
 // join the wheel as it comes near them. Equal times across the tiers still run in
 // scheduling order: far first (scheduled first), then the one filed in the wheel later,

@@ -116,6 +116,10 @@ TEST_F(OrderedDeviceTest, CqesWaitBehindTheMessageAndLaterSignalsMergeIntoOneWai
   EXPECT_FALSE(dev->post_due(0, at_ns(10999)));  // a reaper cannot see them earlier
   run_until_ns(11000);
   EXPECT_EQ(dev->cq_pending(0, 0), 4u);
+  // Landed, though no event wrote them: a policy's look at the queue sees them, the
+  // statistics count them, and a reaper takes them in order.
+  EXPECT_TRUE(dev->cqe_landed(0));
+  EXPECT_EQ(dev->stats().commands, 4u);
   EXPECT_EQ(message_ns, (std::vector<int64_t>{11000}));
   run_until_ns(20000);
   EXPECT_EQ(message_ns, (std::vector<int64_t>{11000, 12000}));  // the merged one, after it
