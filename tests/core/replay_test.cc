@@ -77,6 +77,7 @@ std::vector<DiffRow> parse_diff(const std::string& csv) {
 struct Replayed {
   nlohmann::json summary;
   std::vector<DiffRow> rows;
+  nlohmann::json results;  // the whole run's
 };
 
 Replayed replay(const LoadedScenario& ls, const ReplayTrace& trace) {
@@ -85,7 +86,7 @@ Replayed replay(const LoadedScenario& ls, const ReplayTrace& trace) {
   o.replay = &trace;
   o.replay_diff_out = &diff;
   nlohmann::json results = run_scenario(ls, o);
-  return {results["replay"], parse_diff(diff.str())};
+  return {results["replay"], parse_diff(diff.str()), results};
 }
 
 // Compares every command seen before the end minus twice the longest recorded latency
@@ -431,17 +432,11 @@ TEST(Replay, HwTraceReadsOnALineCountTheirDataInThePathsTime) {
   o.drive = "nvme2";
   auto parsed = parse_replay(hw, o, ls.scenario);
   ASSERT_TRUE(std::holds_alternative<ReplayTrace>(parsed)) << std::get<InputError>(parsed).str();
-  const ReplayTrace& trace = std::get<ReplayTrace>(parsed);
-  RunOptions ro;
-  ro.replay = &trace;
-  std::ostringstream diff;
-  ro.replay_diff_out = &diff;
-  const nlohmann::json results = run_scenario(ls, ro);
-  const std::vector<DiffRow> rows = parse_diff(diff.str());
-  ASSERT_EQ(rows.size(), static_cast<std::size_t>(kReads));
-  for (const DiffRow& d : rows) EXPECT_EQ(d.posted_sim - d.doorbell_sim, 80'000);  // the recorded posting stands
-  const nlohmann::json& dev = results["drives"][2]["device"];
-  const double window_ns = results["window_ns"].get<double>();
+  const Replayed r = replay(ls, std::get<ReplayTrace>(parsed));
+  ASSERT_EQ(r.rows.size(), static_cast<std::size_t>(kReads));
+  for (const DiffRow& d : r.rows) EXPECT_EQ(d.posted_sim - d.doorbell_sim, 80'000);  // the recorded posting stands
+  const nlohmann::json& dev = r.results["drives"][2]["device"];
+  const double window_ns = r.results["window_ns"].get<double>();
   const double busy_ns = dev["msix_path_utilization"].get<double>() * window_ns;
   const double message_ns = 1e9 / 5'157'000.0, data_ns = 4096 * 1e9 / 63e9;  // host_testbed_a's line
   ASSERT_GT(dev["msix_messages"].get<double>(), 0);
