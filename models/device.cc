@@ -346,12 +346,12 @@ void Device::hold_cqe(SqState& q, uint32_t cid) {
 
 uint32_t Device::landed_held(const SqState& q) const {
   uint32_t n = 0;
-  while (n < q.held.size() && eq_->has_run(q.held[n].at, q.held[n].seq)) ++n;
+  while (n < q.held.size() && landed(q.held[n])) ++n;
   return n;
 }
 
 void Device::write_landed_held(SqState& q) {
-  while (!q.held.empty() && eq_->has_run(q.held.front().at, q.held.front().seq)) {
+  while (!q.held.empty() && landed(q.held.front())) {
     const uint32_t cid = q.held.front().cid;
     q.held.pop_front();
     write_cqe(q, cid);

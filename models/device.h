@@ -119,7 +119,7 @@ class Device {
   // that has landed): a reaper finds it through post_due.
   bool cqe_landed(uint32_t qid) const {
     const SqState& q = queues_[qid];
-    return !q.held.empty() && eq_->has_run(q.held.front().at, q.held.front().seq);
+    return !q.held.empty() && landed(q.held.front());
   }
   DeviceStats stats() const {
     DeviceStats s = stats_;
@@ -187,6 +187,7 @@ class Device {
   // Held writes that have landed by now, as their events would have written them: how many
   // (without writing), or written into the ring.
   uint32_t landed_held(const SqState& q) const;
+  bool landed(const SqState::HeldCqe& h) const { return eq_->has_run(h.at, h.seq); }
   void write_landed_held(SqState& q);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
   // A line's requests of one instant run by drive, then messages before data, then queue
