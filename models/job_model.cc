@@ -147,9 +147,9 @@ void JobModel::arrived(Job& j) {
 }
 
 // Writes up to `want` SQEs round-robin over the job's queues, stopping early when a
-// target SQ is full (out of tags); adds the submit call's cost. Returns how many. Every
-// batch is a call of its own: fio commits each batch with one io_submit or io_uring_enter,
-// and t/io_uring enters once per batch it prepares.
+// target queue is out of tags (HostQueue::out_of_tags); adds the submit call's cost.
+// Returns how many. Every batch is a call of its own: fio commits each batch with one
+// io_submit or io_uring_enter, and t/io_uring enters once per batch it prepares.
 uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
   const JobSpec& js = *j.spec;
   const Time now = m_.eq->now();
@@ -159,7 +159,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
     const ReplayCommand* cmd = j.replays ? &m_.replay->commands[j.replay_commands[j.replay_next]] : nullptr;
     const uint32_t gq = cmd ? cmd->queue : j.queues[j.next_target];
     HostQueue& q = *(*m_.queues)[gq];
-    if (q.sq.full()) break;  // out of tags: wait for completions
+    if (q.out_of_tags()) break;  // wait for completions
     uint32_t rid = j.free_reqs.back();
     j.free_reqs.pop_back();
     Request& r = (*m_.requests)[rid];
@@ -182,6 +182,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
     if (!q.sq.doorbell_needed()) ++doorbells;  // first SQE for this queue in the batch
     q.mem.sq[q.sq.push()] = rid;
     ++q.submitted;
+    ++q.tags_in_use;
   }
   if (k == 0) return 0;
   j.inflight += k;
