@@ -34,7 +34,6 @@ CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, ui
   r.cost += cold_start(q);
   r.cost += delivery_->cost(q, first, ctx);
   dev.cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
-  q.tags_in_use -= n;
   (*drives_)[q.drive].inflight_add(now, -static_cast<int64_t>(n));
   q.counters.completions += n;
   if (obs_->tracing()) obs_->queue_counters_changed(q, now);

@@ -76,12 +76,11 @@ struct HostQueue {
   bool reaper_cold = false;  // the next drain starts on cold caches (after an interrupt, a timer, a switch-in)
   std::vector<uint32_t> drained;  // consumed CQEs handed on when the segment ends
   uint64_t submitted = 0;
-  // blk-mq tags in use: commands submitted and not yet reaped. nvme-pci gives a queue of
-  // depth D D - 1 tags (nvme_pci_alloc_tag_set: queue_depth = q_depth - 1), so a job deeper
-  // than that waits for a tag, and the CQ (D - 1 entries between head doorbells) cannot
-  // overflow. The SQ's free slots are not that bound: a slot is free once fetched.
-  uint32_t tags_in_use = 0;
-  bool out_of_tags() const { return tags_in_use >= sq.depth - 1; }
+  // blk-mq tags in use are the commands submitted and not yet reaped. nvme-pci gives a queue
+  // of depth D D - 1 tags (nvme_pci_alloc_tag_set: queue_depth = q_depth - 1), so a job
+  // deeper than that waits for a tag, and the CQ (D - 1 entries between head doorbells)
+  // cannot overflow. The SQ's free slots are not that bound: a slot is free once fetched.
+  bool out_of_tags() const { return submitted - counters.completions >= sq.depth - 1; }
 };
 
 }  // namespace nvmesim

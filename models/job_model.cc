@@ -182,7 +182,6 @@ uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
     if (!q.sq.doorbell_needed()) ++doorbells;  // first SQE for this queue in the batch
     q.mem.sq[q.sq.push()] = rid;
     ++q.submitted;
-    ++q.tags_in_use;
   }
   if (k == 0) return 0;
   j.inflight += k;
