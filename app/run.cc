@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <map>
 #include <numeric>
 #include <memory>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "app/replay_report.h"
 #include "app/run_record.h"
 #include "models/partition.h"
+#include "models/platform_placement.h"
 #include "models/system.h"
 #include "policies/registry.h"
 #include "vocab/histogram.h"
@@ -87,6 +89,7 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
   const Duration window = sys.window();
   const double secs = static_cast<double>(window.count_ns()) / 1e9;
   const auto w = static_cast<double>(window.count_ns());
+  const PlatformPlacement placement(sc);
   for (std::size_t d = 0; d < sc.drives.size(); ++d) {
     const DeviceProfile& p = sc.drives[d].profile;
     const DeviceStats s = sys.device_stats(static_cast<uint32_t>(d));
@@ -103,10 +106,17 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.msix_held_by_mask = s.msix_held;
     m.postings_coalesced = s.coalesced;
     m.admin_commands = s.admin_commands;
-    m.ordered_msix_path = sc.host.msix_path.ordered();
-    m.msix_merged = s.msix_merged;
+    m.platform = sc.host.platform.active();
+    if (m.platform) {
+      const PlatformPlacement::Drive& at = placement.drive(static_cast<uint32_t>(d));
+      m.socket = at.socket;
+      m.root_complex = at.root_complex;
+      m.remapping_unit = at.unit;
+    }
     m.cqe_writes_stalled = s.cqe_writes_stalled;
-    m.path_busy_ns = static_cast<double>(s.path_busy_ps) / 1000.0;
+    m.remapping_busy_ns = static_cast<double>(s.remapping_busy_ns);
+    m.socket_busy_ns = static_cast<double>(s.socket_busy_ns);
+    m.posted_notifications = s.posted_notifications;
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));
@@ -125,11 +135,19 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
 results::Limits limits_of(const results::RunRecord& r, const Scenario& sc) {
   const auto w = static_cast<double>(r.window.count_ns());
   results::Limits limits;
-  if (sc.host.msix_path.ordered()) {  // drives 0..n-1 share path 0, and so on
-    const uint32_t per = std::max(sc.host.msix_path.drives_per_path, 1u);
-    std::vector<double> busy((r.drives.size() + per - 1) / per, 0.0);
-    for (std::size_t d = 0; d < r.drives.size(); ++d) busy[d / per] += r.drives[d].model->path_busy_ns;
-    limits.busiest_msix_path_utilization = busy.empty() ? 0.0 : *std::max_element(busy.begin(), busy.end()) / w;
+  if (sc.host.platform.active()) {  // each unit's and socket's time is its drives' shares
+    std::map<uint32_t, double> unit, socket;
+    for (const results::DriveRecord& d : r.drives) {
+      unit[d.model->remapping_unit] += d.model->remapping_busy_ns;
+      socket[d.model->socket] += d.model->socket_busy_ns;
+    }
+    auto busiest = [w](const std::map<uint32_t, double>& m) {
+      double b = 0;
+      for (const auto& [k, v] : m) b = std::max(b, v / w);
+      return b;
+    };
+    limits.busiest_remapping_unit_utilization = busiest(unit);
+    limits.busiest_socket_interrupts_utilization = busiest(socket);
   }
   for (const results::DriveRecord& d : r.drives)
     limits.busiest_drive_utilization =

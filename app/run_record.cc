@@ -58,10 +58,14 @@ json drive_json(const DriveRecord& d, Duration window) {
     dev["msix_held_by_mask"] = x.msix_held_by_mask;
     dev["postings_coalesced"] = x.postings_coalesced;
     dev["admin_commands"] = x.admin_commands;
-    if (x.ordered_msix_path) {
-      dev["msix_merged_awaiting_credit"] = x.msix_merged;
-      dev["cqe_writes_behind_msix"] = x.cqe_writes_stalled;
-      dev["msix_path_utilization"] = frac(x.path_busy_ns / static_cast<double>(window.count_ns()));  // its own share
+    if (x.platform) {
+      const auto w = static_cast<double>(window.count_ns());
+      dev["platform"] = {{"socket", x.socket},
+                         {"root_complex", x.root_complex},
+                         {"cqe_writes_behind_msix", x.cqe_writes_stalled},
+                         {"remapping_unit_share", frac(x.remapping_busy_ns / w)},  // its own share of the unit
+                         {"socket_interrupts_share", frac(x.socket_busy_ns / w)},
+                         {"posted_notifications", x.posted_notifications}};
     }
   }
   m["device"] = dev;
@@ -104,8 +108,11 @@ json array_of(const std::vector<T>& items, F&& one) {
 }  // namespace
 
 std::string bound_by(const Limits& l) {
-  const double path = l.busiest_msix_path_utilization.value_or(0.0);
-  if (path >= 0.97 && path >= l.busiest_core_utilization && path >= l.busiest_drive_utilization) return "msix_path";
+  const double unit = l.busiest_remapping_unit_utilization.value_or(0.0);
+  const double socket = l.busiest_socket_interrupts_utilization.value_or(0.0);
+  const double others = std::max(l.busiest_core_utilization, l.busiest_drive_utilization);
+  if (socket >= 0.97 && socket >= unit && socket >= others) return "socket_interrupts";
+  if (unit >= 0.97 && unit >= others) return "remapping_unit";
   if (l.busiest_core_utilization >= 0.97 && l.busiest_core_utilization > l.busiest_drive_utilization)
     return "cpu";
   return l.busiest_drive_utilization >= 0.97 ? "drive" : "latency";
@@ -126,8 +133,10 @@ json to_json(const RunRecord& r) {
     out["limits"] = {{"busiest_core_utilization", frac(r.limits->busiest_core_utilization)},
                      {"busiest_drive_utilization", frac(r.limits->busiest_drive_utilization)},
                      {"bound_by", bound_by(*r.limits)}};
-    if (r.limits->busiest_msix_path_utilization)
-      out["limits"]["busiest_msix_path_utilization"] = frac(*r.limits->busiest_msix_path_utilization);
+    if (r.limits->busiest_remapping_unit_utilization)
+      out["limits"]["busiest_remapping_unit_utilization"] = frac(*r.limits->busiest_remapping_unit_utilization);
+    if (r.limits->busiest_socket_interrupts_utilization)
+      out["limits"]["busiest_socket_interrupts_utilization"] = frac(*r.limits->busiest_socket_interrupts_utilization);
   }
   out["drives"] = array_of(r.drives, [&](const DriveRecord& d) { return drive_json(d, w); });
   out["queues"] = array_of(r.queues, [&](const QueueRecord& q) { return queue_json(q, w); });

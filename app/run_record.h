@@ -72,11 +72,13 @@ struct DeviceModelFigures {
   uint64_t msix_held_by_mask = 0;
   uint64_t postings_coalesced = 0;
   uint64_t admin_commands = 0;
-  // With an ordered MSI-X path only (host msix_path.posted_credits > 0).
-  bool ordered_msix_path = false;
-  uint64_t msix_merged = 0;          // signals merged into a message waiting for a credit
-  uint64_t cqe_writes_stalled = 0;   // CQE writes that waited behind a message
-  double path_busy_ns = 0;           // its messages' and read data's time in the path
+  // With the host's platform modelled only (host platform).
+  bool platform = false;
+  uint32_t socket = 0, root_complex = 0, remapping_unit = 0;  // where it sits
+  uint64_t cqe_writes_stalled = 0;    // CQE writes that waited behind a message
+  double remapping_busy_ns = 0;       // its share of its root complex's remapping unit
+  double socket_busy_ns = 0;          // and of its socket's interrupt delivery
+  uint64_t posted_notifications = 0;  // posted MSIs: notifications sent for its vectors
 };
 
 struct DriveRecord {
@@ -102,8 +104,10 @@ struct CoreRecord {
 struct Limits {
   double busiest_core_utilization = 0;
   double busiest_drive_utilization = 0;
-  // With an ordered MSI-X path only: the busiest path's share of the window.
-  std::optional<double> busiest_msix_path_utilization;
+  // With the host's platform modelled only: the busiest remapping unit's and socket
+  // interrupt delivery's share of the window.
+  std::optional<double> busiest_remapping_unit_utilization;
+  std::optional<double> busiest_socket_interrupts_utilization;
 };
 
 struct RunRecord {

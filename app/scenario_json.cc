@@ -1,5 +1,7 @@
 #include "app/scenario_json.h"
 
+#include "models/platform_placement.h"
+
 namespace nvmesim {
 using nlohmann::json;
 
@@ -85,13 +87,18 @@ json scenario_to_json(const Scenario& sc) {
                {"idle_exit_ns", h.idle_exit.count_ns()}};
   // The delivery mechanisms appear only when switched on, so results of profiles
   // without them stay as they were.
-  if (h.msix_path.active())
-    j["host"]["msix_path"] = {{"messages_per_s", h.msix_path.messages_per_s},
-                              {"latency_ns", h.msix_path.latency.count_ns()},
-                              {"drives_per_path", h.msix_path.drives_per_path}};
-  if (h.msix_path.active() && h.msix_path.posted_credits > 0)
-    j["host"]["msix_path"]["posted_credits"] = h.msix_path.posted_credits;
-  if (h.msix_path.data_bytes_per_s > 0) j["host"]["msix_path"]["data_bytes_per_s"] = h.msix_path.data_bytes_per_s;
+  if (h.platform.active()) {
+    const PlatformSpec& p = h.platform;
+    j["host"]["platform"] = {{"sockets", p.sockets},
+                             {"drives_per_root_complex", p.drives_per_root_complex},
+                             {"interrupt_remapping", choice_name(kInterruptRemappingNames, p.remapping)},
+                             {"drain_ns", p.drain.count_ns()},
+                             {"message_ns", p.message.count_ns()},
+                             {"post_ns", p.post.count_ns()},
+                             {"socket_message_ns", p.socket_message.count_ns()},
+                             {"latency_ns", p.latency.count_ns()}};
+    j["host"]["posted_demux_ns"] = h.posted_demux.count_ns();
+  }
   if (h.softirq_limits.active())
     j["host"]["softirq_limits"] = {{"max_restart", h.softirq_limits.max_restart},
                                    {"max_time_ns", h.softirq_limits.max_time.count_ns()}};
@@ -105,6 +112,7 @@ json scenario_to_json(const Scenario& sc) {
                                    {"remote_per_cqe_ns", h.completion_ipi.remote_per_cqe.count_ns()}};
   if (h.irq_effective_cpu == IrqEffectiveCpu::fewest_vectors) j["host"]["irq_effective_cpu"] = "fewest_vectors";
   json drives = json::array();
+  const PlatformPlacement placement(sc);
   for (const auto& d : sc.drives) {
     const DeviceProfile& p = d.profile;
     drives.push_back({{"name", d.name},
@@ -122,6 +130,11 @@ json scenario_to_json(const Scenario& sc) {
                         {"msix_delivery_ns", p.msix_delivery.count_ns()},
                         {"admin_command_ns", p.admin_command.count_ns()},
                         {"arbitration_burst", p.arbitration_burst}}}});
+    if (h.platform.active()) {  // where it sits, as placed (given or by the platform's default)
+      const PlatformPlacement::Drive& at = placement.drive(static_cast<uint32_t>(drives.size() - 1));
+      drives.back()["socket"] = at.socket;
+      drives.back()["root_complex"] = at.root_complex;
+    }
     json& prof = drives.back()["profile"];
     if (p.msix_table_size > 0) prof["msix_table_size"] = p.msix_table_size;
     if (p.coalescing_timer == CoalescingTimer::controller) prof["coalescing_timer"] = "controller";

@@ -247,16 +247,36 @@ DeviceProfile read_device(const json& j, const std::string& path, const std::str
   return d;
 }
 
+// A choice among `names` (an enum's words, in its order) as that enum.
+template <class Enum, std::size_t N>
+Enum read_choice(JsonReader& r, const std::string& key, Enum def, const std::array<const char*, N>& names) {
+  std::string got = r.string(key, names[static_cast<std::size_t>(def)]);
+  for (std::size_t i = 0; i < N; ++i)
+    if (got == names[i]) return static_cast<Enum>(i);
+  if (r.ok()) {
+    std::string list;
+    for (const char* c : names) list += (list.empty() ? "" : ", ") + std::string(c);
+    r.fail(key, "must be one of " + list + ", got \"" + got + "\"");
+  }
+  return def;
+}
+
 // The interrupt-delivery and softirq mechanisms of a host profile; each absent = off.
 void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err) {
-  if (r.has("msix_path")) {
-    JsonReader pr(r.at("msix_path"), r.child("msix_path"), err);
-    h.msix_path.messages_per_s = pr.number("messages_per_s", 0, 0, 1e10);
-    h.msix_path.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    h.msix_path.drives_per_path = pr.u32("drives_per_path", 1, 1, 65536);
-    h.msix_path.posted_credits = pr.u32("posted_credits", 0, 0, 4096);
-    h.msix_path.data_bytes_per_s = pr.number("data_bytes_per_s", 0, 0, 1e13);
+  if (r.has("platform")) {
+    JsonReader pr(r.at("platform"), r.child("platform"), err);
+    PlatformSpec& p = h.platform;
+    p.sockets = pr.u32("sockets", 1, 1, 64);
+    p.drives_per_root_complex = pr.u32("drives_per_root_complex", 4, 1, 64);
+    p.remapping = read_choice(pr, "interrupt_remapping", InterruptRemapping::remappable, kInterruptRemappingNames);
+    p.drain = pr.duration("drain_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    p.message = pr.duration("message_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    p.post = pr.duration("post_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    p.socket_message = pr.duration("socket_message_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    p.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
     pr.reject_unknown();
+    if (pr.ok() && !err && p.sockets > h.cores)
+      pr.fail("sockets", "more sockets (" + std::to_string(p.sockets) + ") than cores (" + std::to_string(h.cores) + ")");
   }
   if (r.ok() && !err && r.has("softirq_limits")) {
     JsonReader sr(r.at("softirq_limits"), r.child("softirq_limits"), err);
@@ -285,19 +305,6 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
                               : IrqEffectiveCpu::first_in_mask;
 }
 
-// A choice among `names` (an enum's words, in its order) as that enum.
-template <class Enum, std::size_t N>
-Enum read_choice(JsonReader& r, const std::string& key, Enum def, const std::array<const char*, N>& names) {
-  std::string got = r.string(key, names[static_cast<std::size_t>(def)]);
-  for (std::size_t i = 0; i < N; ++i)
-    if (got == names[i]) return static_cast<Enum>(i);
-  if (r.ok()) {
-    std::string list;
-    for (const char* c : names) list += (list.empty() ? "" : ", ") + std::string(c);
-    r.fail(key, "must be one of " + list + ", got \"" + got + "\"");
-  }
-  return def;
-}
 
 void read_engine(JsonReader& r, const std::string& key, EngineCosts& e, std::optional<InputError>& err) {
   if (!r.has(key)) return;
@@ -335,7 +342,7 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
       {"irq_indirect_ns", &HostProfile::irq_indirect},   {"cqe_work_ns", &HostProfile::cqe_work},
       {"cqe_cold_ns", &HostProfile::cqe_cold},           {"task_work_add_ns", &HostProfile::task_work_add},
       {"switch_out_ns", &HostProfile::switch_out},       {"idle_entry_ns", &HostProfile::idle_entry},
-      {"idle_exit_ns", &HostProfile::idle_exit},
+      {"idle_exit_ns", &HostProfile::idle_exit},         {"posted_demux_ns", &HostProfile::posted_demux},
   };
   for (const auto& f : kFields)
     h.*f.member = r.duration(f.key, h.*f.member, Duration::zero(), kMaxCost, Duration::ns(1));
@@ -344,7 +351,7 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
   h.timer_slack = read_choice(r, "timer_slack", h.timer_slack, kTimerSlackNames);
   h.cqe_cost = read_choice(r, "cqe_cost", h.cqe_cost, kCqeCostNames);
   read_delivery(r, h, err);
-  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "ranges", "file", "msix_path", "softirq_limits", "irq_poll",
+  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "ranges", "file", "platform", "softirq_limits", "irq_poll",
                     "completion_ipi"});
   return h;
 }
@@ -470,7 +477,13 @@ std::optional<InputError> read_drives(JsonReader& r, const std::string& base_dir
     if (!dr.has("profile")) dr.fail("profile", "missing: a device profile (file name or object)");
     if (err) return err;
     d.profile = read_device(dr.at("profile"), dp + "/profile", base_dir, err);
-    dr.reject_unknown({"profile", "comment"});
+    if (err) return err;
+    // Where it sits on the host's platform (after the host: its socket count bounds it).
+    if (dr.has("socket")) d.socket = dr.u32("socket", 0, 0, std::max(sc.host.platform.sockets, 1u) - 1);
+    if (dr.has("root_complex")) d.root_complex = dr.u32("root_complex", 0, 0, 63);
+    if ((d.socket || d.root_complex) && !sc.host.platform.active() && !err)
+      dr.fail(d.socket ? "socket" : "root_complex", "the host profile has no platform (host platform.interrupt_remapping): nothing to place the drive on");
+    dr.reject_unknown({"profile", "comment", "socket", "root_complex"});
     if (err) return err;
     for (const auto& other : sc.drives)
       if (other.name == d.name) return InputError{dp + "/name", "duplicate drive name \"" + d.name + "\""};
@@ -542,6 +555,10 @@ std::optional<InputError> check_published(const json& published, std::optional<I
   pr.number("baseline_iops", 0, 0, 1e10);
   pr.number("policy_iops", 0, 0, 1e10);
   pr.number("change_pct", 0, -100, 1e6);
+  // A measurement of the scenario as it is (no policy change): IOPS per drive.
+  pr.number("per_drive_iops", 0, 0, 1e10);
+  if (pr.has("per_drive_iops") && pr.has("policy") && pr.ok())
+    pr.fail("per_drive_iops", "a row is either one measurement (per_drive_iops) or a policy change (policy), not both");
   if (pr.has("change_pct_range")) {
     const json& rg = pr.at("change_pct_range");
     if (!rg.is_array() || rg.size() != 2 || !rg[0].is_number() || !rg[1].is_number() || rg[0] > rg[1])
@@ -592,6 +609,16 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   if (!r.has("host")) return InputError{"/host", "missing: a host profile (file name or object)"};
   sc.host = read_host(r.at("host"), "/host", err);
   if (err) return err;
+  // The kernel's intremap= boot option: how this run takes the platform's interrupts.
+  if (r.has("intremap")) {
+    const std::string mode = r.string("intremap", "");
+    if (err) return err;
+    if (!sc.host.platform.active())
+      return InputError{"/intremap", "the host profile has no platform (host platform.interrupt_remapping) to take it"};
+    if (mode == "posted_msi") sc.host.platform.remapping = InterruptRemapping::posted;
+    else if (mode == "remappable") sc.host.platform.remapping = InterruptRemapping::remappable;
+    else return InputError{"/intremap", "must be \"remappable\" (the default mode) or \"posted_msi\", got \"" + mode + "\""};
+  }
   if (auto e = read_drives(r, base_dir, sc, err)) return e;
   if (r.has("policy")) {
     if (auto e = read_policy(r.at("policy"), sc, err)) return e;
@@ -601,7 +628,7 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   if (r.has("published")) {
     if (auto e = check_published(r.at("published"), err)) return e;
   }
-  r.reject_unknown({"host", "drives", "policy", "jobs", "comment", "fio", "published"});
+  r.reject_unknown({"host", "intremap", "drives", "policy", "jobs", "comment", "fio", "published"});
   if (err) return err;
   return check_jobs_fit_policy(sc);
 }

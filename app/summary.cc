@@ -48,8 +48,9 @@ void print_summary(std::ostream& os, const nlohmann::json& r) {
   os << "  bound by: " << lim["bound_by"].get<std::string>() << " (busiest core "
      << fmt("%.1f%%", lim["busiest_core_utilization"].get<double>() * 100) << ", busiest drive "
      << fmt("%.1f%%", lim["busiest_drive_utilization"].get<double>() * 100);
-  if (lim.contains("busiest_msix_path_utilization"))
-    os << ", busiest MSI-X path " << fmt("%.1f%%", lim["busiest_msix_path_utilization"].get<double>() * 100);
+  if (lim.contains("busiest_remapping_unit_utilization"))
+    os << ", busiest remapping unit " << fmt("%.1f%%", lim["busiest_remapping_unit_utilization"].get<double>() * 100)
+       << ", busiest socket's interrupts " << fmt("%.1f%%", lim["busiest_socket_interrupts_utilization"].get<double>() * 100);
   os << ")\n";
   if (r.contains("warnings"))
     for (const auto& w : r["warnings"]) os << "  warning: " << w.get<std::string>() << "\n";

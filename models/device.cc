@@ -189,29 +189,41 @@ void Device::finish_unit(DeviceCommand c) {
   Request& r = (*requests_)[c.cid];
   Time done = eq_->now();
   r.unit_done = done;
-  // When the path carries data too, the read data cross the link and then wait their turn
-  // in its line, behind every drive's messages and data that reached it before, in the
-  // order of the line's instant (on_line_data).
-  if (!c.write && order_ && order_->carries_data()) {
-    order_->arrivals().add(line_key(kLineData, c.qid), &Device::on_line_data, this, c.pack());
+  // Read data is posted too and cannot pass the device's message still at the root
+  // complex: it crosses the link into the root port's buffers and lands behind the
+  // message (assumed: the port's posted-data credits cover the device's writes during
+  // one wait; the CQE written behind it is held, hold_cqe, so the host sees neither early).
+  // With the platform, an instant's reads take the link in an order of their own (by
+  // queue), as their messages take the root complex: a replay that ends the same units at
+  // the same instant in another event order posts them alike.
+  if (!c.write && order_) {
+    order_->arrivals().add(InterruptDelivery::key(index_, InterruptDelivery::kData, c.qid), &Device::on_read_data, this,
+                           c.pack());
     return;
   }
-  // Read data is posted too: it cannot pass a message still in the path (credits for
-  // data behind it run out within a few TLPs, so the link waits).
-  if (!c.write && order_) d2h_free_ps_ = std::max(d2h_free_ps_, order_->visible_from(done).ns() * kPsPerNs);
   if (!c.write) done = link_transfer(d2h_free_ps_, c.bytes(r), done);  // read data to host
+  post_after_data(c, done);
+}
+
+void Device::on_read_data(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  const DeviceCommand c = DeviceCommand::unpack(arg);
+  d->post_after_data(c, d->link_transfer(d->d2h_free_ps_, c.bytes((*d->requests_)[c.cid]), d->eq_->now()));
+}
+
+void Device::post_after_data(DeviceCommand c, Time done) {
+  const Request& r = (*requests_)[c.cid];
   Time post = done + profile_.cqe_post;
   if (replayed_) post = max(post, replayed_->not_before(r));  // unposted when its trace ended
   schedule_post(c.cid, c.qid, post);
 }
 
-// When a replayed command's unit ends on a line that carries data. Recorded: when it did.
-// Seen unposted when the trace's window closed: its data may have entered the line ahead
-// of recorded commands' CQEs, so when the trace saw its unit end, or, if it did not see
-// that, a drawn time but no earlier than the window's end. A recorded end is kept even
-// if the replay's front end reached the command later (`ready`, not before now): the trace
-// does not say in which order a batch's commands sat in their SQ, and the replay's order
-// may differ.
+// When a replayed command's unit ends on the platform (replays_unit). Recorded: when it
+// did. Seen unposted when the trace's window closed: when the trace saw its unit end, or,
+// if it did not see that, a drawn time but no earlier than the window's end. A recorded end
+// is kept even if the replay's front end reached the command later (`ready`, not before
+// now): the trace does not say in which order a batch's commands sat in their SQ, and the
+// replay's order may differ.
 Time Device::replayed_unit_end(const Request& r, Time ready) {
   if (replayed_->recorded(r)) return max(eq_->now(), replayed_->unit_done(r));
   const Time seen_done = replayed_->unit_done_unposted(r);
@@ -221,24 +233,6 @@ Time Device::replayed_unit_end(const Request& r, Time ready) {
 
 void Device::on_replayed_unit_done(void* self, uint64_t arg) {
   static_cast<Device*>(self)->finish_unit(DeviceCommand::unpack(arg));
-}
-
-// Read data leave the unit now: over the link, then through the line behind everything
-// that reached it first; they pass it at the returned time.
-Time Device::carry_read_data(uint32_t bytes) {
-  const Time done = order_->carry(link_transfer(d2h_free_ps_, bytes, eq_->now()), bytes);
-  stats_.path_busy_ps += order_->path().data_ps(bytes);
-  return done;
-}
-
-void Device::on_line_data(void* self, uint64_t arg) {
-  auto* d = static_cast<Device*>(self);
-  const DeviceCommand c = DeviceCommand::unpack(arg);
-  const Time done = d->carry_read_data(c.bytes((*d->requests_)[c.cid]));
-  // No replay's not_before here: a command its trace saw unposted has its unit's end from
-  // the trace (or none before the window's end), and the line's own wait holds its CQE; the
-  // CQE posting still signals when it comes, as in the recording.
-  d->schedule_post(c.cid, c.qid, done + d->profile_.cqe_post);
 }
 
 // The model's device knows a posting once the command's unit is done; from then on a host
@@ -261,10 +255,6 @@ void Device::on_replayed_known(void* self, uint64_t cid64) {
   auto cid = static_cast<uint32_t>(cid64);
   (*d->requests_)[cid].unit_done = d->eq_->now();
   const Request& r = (*d->requests_)[cid];
-  // A line that carries data (and a trace without the unit's end, else replays_unit):
-  // the recorded posting stands, and the read data still take their turn in the line, for
-  // the messages and the commands behind them.
-  if (!r.write && d->order_ && d->order_->carries_data()) d->carry_read_data(r.bytes);
   d->schedule_post(cid, r.qid, r.posted);
 }
 
@@ -292,9 +282,11 @@ bool Device::post_due(uint32_t qid, Time by) {
     write_cqe(q, cid);
     return true;
   }
+  if (q.waiting > 0) return false;  // the next in the ring waits for a message not yet sent
   if (q.posts.empty() || q.posts.front().first > by) return false;
   uint32_t cid = q.posts.front().second;
-  if (order_ && !replayed_posting(cid) && order_->visible_from(q.posts.front().first) > by) return false;
+  if (order_ && !replayed_posting(cid) && (unsent_messages() || order_->visible_from(q.posts.front().first) > by))
+    return false;
   q.posts.pop_front();
   write_cqe(q, cid);
   return true;
@@ -311,6 +303,8 @@ Time Device::next_scheduled_cqe(uint32_t qid) const {
   if (!q.posts.empty()) next = q.posts.front().first;
   const uint32_t landed = landed_held(q);  // in memory already: not scheduled
   if (landed < q.held.size()) next = min(next, q.held[landed].at);
+  // Behind a message not yet sent: no earlier than the port's current one leaves.
+  if (q.waiting > 0) next = min(next, max(eq_->now(), order_->visible_from(Time::zero())));
   return next;
 }
 
@@ -323,10 +317,18 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
   // at the posting time either way.
   if (!q.posts.empty() && q.posts.front().second == cid) {
     q.posts.pop_front();
-    if (d->order_ && !d->replayed_posting(cid) && (d->order_->stalls(d->eq_->now()) || !q.held.empty()))
-      d->hold_cqe(q, cid);
-    else
+    const Time now = d->eq_->now();
+    if (!d->order_ || d->replayed_posting(cid)) {
       d->write_cqe(q, cid);
+    } else if (d->unsent_messages()) {  // behind a message whose turn has not come
+      d->waiting_cqes_.push_back({static_cast<uint32_t>(arg >> 32), cid, d->messages_emitted_});
+      ++q.waiting;
+      ++d->stats_.cqe_writes_stalled;
+    } else if (d->order_->stalls(now) || !q.held.empty()) {
+      d->hold_cqe(q, cid, d->order_->visible_from(now));
+    } else {
+      d->write_cqe(q, cid);
+    }
   }
   d->signal(q.vector);
 }
@@ -337,8 +339,7 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
 // it (post_due) writes it as that event would have (write_landed_held), or counts it
 // (landed_held). The event's sequence number is still taken, so that every other event
 // keeps its place among equal times.
-void Device::hold_cqe(SqState& q, uint32_t cid) {
-  const Time at = order_->visible_from(eq_->now());
+void Device::hold_cqe(SqState& q, uint32_t cid, Time at) {
   (*requests_)[cid].posted = at;
   q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
   ++stats_.cqe_writes_stalled;
@@ -417,61 +418,62 @@ void Device::send(uint32_t vector) {
 }
 
 void Device::emit(uint32_t vector) {
-  if (!order_) {
-    ++stats_.msix_messages;
-    sink_.message(sink_.self, index_, vector, Duration::zero());
-    return;
-  }
-  VectorState& v = vectors_[vector];
-  if (v.egress_waiting) {  // one message per vector waits; this signal is in it
-    ++stats_.msix_merged;
-    return;
-  }
-  if (!order_->has_credit()) {
-    v.egress_waiting = true;
-    ++egress_waiting_;
-    return;
-  }
   ++stats_.msix_messages;
-  if (order_->carries_data()) {  // the line's turn comes in its instant's order
-    order_->take_credit();
-    order_->arrivals().add(line_key(kLineMessage, vector), &Device::on_line_message, this, vector);
+  if (!order_) {
+    sink_.message(sink_.self, index_, vector, Duration::zero(), false);
     return;
   }
-  stats_.path_busy_ps += order_->path().message_ps();
-  eq_->schedule(order_->emit(eq_->now()), &Device::on_message_left, this, vector);
-}
-
-void Device::on_line_message(void* self, uint64_t vector) {
-  auto* d = static_cast<Device*>(self);
-  d->stats_.path_busy_ps += d->order_->path().message_ps();
-  const Time leaves = d->order_->send(d->eq_->now());
-  if (d->order_->limits_credits()) {
-    d->eq_->schedule(leaves, &Device::on_message_left, d, vector);
+  ++messages_emitted_;
+  if (port_busy_ && port_sent_ && !order_->stalls(eq_->now())) port_busy_ = false;  // it has left
+  if (port_busy_) {  // behind the port's message at the root complex
+    if (port_messages_.empty() && port_sent_) eq_->schedule(order_->visible_from(eq_->now()), &Device::on_port_turn, this, 0);
+    port_messages_.push_back(vector);
     return;
   }
-  // No credit to give back: the message goes on from the path when it leaves, no event.
-  d->order_->left();
-  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector), leaves - d->eq_->now());
+  present(vector);
 }
 
-// A message left the path (remapped): it goes on to the host, and its credit lets the
-// next waiting vector's message out, round robin.
-void Device::on_message_left(void* self, uint64_t vector) {
+// The message at the head of the port reaches the root complex now; the socket's messages
+// of this instant reach the platform in their own order (SameTimeOrder).
+void Device::present(uint32_t vector) {
+  port_busy_ = true;
+  port_sent_ = false;
+  order_->arrivals().add(InterruptDelivery::key(index_, InterruptDelivery::kMessage, vector), &Device::on_platform_message,
+                         this, vector);
+}
+
+void Device::on_platform_message(void* self, uint64_t vector) {
   auto* d = static_cast<Device*>(self);
-  d->order_->left();
-  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector), Duration::zero());
-  const auto n = static_cast<uint32_t>(d->vectors_.size());
-  for (uint32_t i = 0; i < n && d->egress_waiting_ > 0; ++i) {
-    const uint32_t w = d->egress_cursor_++ % n;
-    VectorState& v = d->vectors_[w];
-    if (!v.egress_waiting) continue;
-    v.egress_waiting = false;
-    --d->egress_waiting_;
-    d->egress_cursor_ = w + 1;
-    d->send(w);  // masked meanwhile: its pending bit keeps it
-    break;
+  const Time now = d->eq_->now();
+  const bool posted = d->order_->posted();
+  const InterruptTimes t = posted ? d->order_->post(now) : d->order_->send(now);
+  d->stats_.remapping_busy_ns += t.unit_ns;
+  d->stats_.socket_busy_ns += t.socket_ns;
+  d->message_sent(t.leaves);
+  d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector), t.at_apic - now, posted);
+}
+
+void Device::message_sent(Time leaves) {
+  port_sent_ = true;
+  ++messages_sent_;
+  // The CQEs written behind it (and behind the ones before it) land when it leaves.
+  while (!waiting_cqes_.empty() && waiting_cqes_.front().behind <= messages_sent_) {
+    const WaitingCqe w = waiting_cqes_.front();
+    waiting_cqes_.pop_front();
+    SqState& q = queues_[w.qid];
+    --q.waiting;
+    hold_cqe(q, w.cid, leaves);
+    --stats_.cqe_writes_stalled;  // hold_cqe counts it again
   }
+  if (!port_messages_.empty()) eq_->schedule(leaves, &Device::on_port_turn, this, 0);
+}
+
+// The port's message left its root complex: the next one is at the head now.
+void Device::on_port_turn(void* self, uint64_t) {
+  auto* d = static_cast<Device*>(self);
+  const uint32_t vector = d->port_messages_.front();
+  d->port_messages_.pop_front();
+  d->present(vector);
 }
 
 void Device::set_vector_masked(uint32_t vector, bool masked) {

@@ -3,8 +3,8 @@
 // (service-time distributions) and the PCIe link (bandwidth ceiling per direction),
 // posts CQEs, and signals each queue's MSI-X vector: one message per posting unless the
 // vector is masked (pending bit set, delivered on unmask) or coalescing holds it back.
-// With an ordered MSI-X path (PostedWriteOrder), its messages hold up its later posted
-// writes (CQEs, read data) and a message waiting for a credit merges later signals.
+// With interrupt remapping on the host platform (PostedWriteOrder), its messages hold up
+// its later posted writes (CQEs, read data) until they leave the root complex.
 #pragma once
 
 #include <cstdint>
@@ -27,10 +27,12 @@
 namespace nvmesim {
 
 // Where the device's MSI-X writes go (the System routes them to a core): a message that
-// leaves the device's side now, or `after` from now (one known to leave a path then).
+// leaves the device's side now, or one that reaches its core's APIC `after` from now
+// (remappable, through the platform), or one posted into its CPU's descriptor `after`
+// from now (posted MSIs).
 struct MsixSink {
   void* self = nullptr;
-  void (*message)(void* self, uint32_t drive, uint32_t vector, Duration after) = nullptr;
+  void (*message)(void* self, uint32_t drive, uint32_t vector, Duration after, bool posted) = nullptr;
 };
 
 struct DeviceStats {
@@ -38,14 +40,18 @@ struct DeviceStats {
   uint64_t msix_messages = 0;     // messages sent
   uint64_t msix_held = 0;         // postings that found the vector masked (pending set)
   uint64_t coalesced = 0;         // postings held back by coalescing
-  uint64_t msix_merged = 0;       // signals merged into a message waiting for a path credit
-  uint64_t cqe_writes_stalled = 0;  // CQE writes that waited behind a message in the path
+  uint64_t cqe_writes_stalled = 0;  // CQE writes that waited behind a message at the root complex
   Duration unit_busy;             // sum of service times started
   Duration queue_wait;            // sum of waits for a free unit
   uint64_t waits = 0;             // commands that entered a unit
   Duration link_busy;             // device->host plus host->device transfer time
   uint64_t admin_commands = 0;
-  int64_t path_busy_ps = 0;  // its messages' and read data's time in an ordered MSI-X path
+  // Its share of the platform's interrupt delivery: time of its root complex's remapping
+  // unit and of its socket's interrupt delivery (remappable interrupts, posted messages
+  // and the posted notifications sent for its vectors), and those notifications.
+  int64_t remapping_busy_ns = 0;
+  int64_t socket_busy_ns = 0;
+  uint64_t posted_notifications = 0;
 
   DeviceStats operator-(const DeviceStats& start) const {
     DeviceStats d = *this;
@@ -53,14 +59,15 @@ struct DeviceStats {
     d.msix_messages -= start.msix_messages;
     d.msix_held -= start.msix_held;
     d.coalesced -= start.coalesced;
-    d.msix_merged -= start.msix_merged;
     d.cqe_writes_stalled -= start.cqe_writes_stalled;
     d.unit_busy -= start.unit_busy;
     d.queue_wait -= start.queue_wait;
     d.waits -= start.waits;
     d.link_busy -= start.link_busy;
     d.admin_commands -= start.admin_commands;
-    d.path_busy_ps -= start.path_busy_ps;
+    d.remapping_busy_ns -= start.remapping_busy_ns;
+    d.socket_busy_ns -= start.socket_busy_ns;
+    d.posted_notifications -= start.posted_notifications;
     return d;
   }
 };
@@ -78,9 +85,15 @@ class Device {
   // --replay-service: each command's posting time comes from `s` instead of the units,
   // the service distributions and the link (null: the model's own). Before the run.
   void use_replayed_service(const ReplayedService* s) { replayed_ = s; }
-  // The device's MSI-X messages go through `path` in PCIe order with `credits` messages
-  // at most in it (host msix_path.posted_credits > 0). Before the run.
-  void order_posted_writes(MsixPath* path, uint32_t credits) { order_.emplace(path, credits); }
+  // The device's MSI-X messages go through the platform's interrupt delivery in PCIe
+  // order with its other posted writes. Before the run.
+  void order_posted_writes(InterruptDelivery* delivery) { order_.emplace(delivery, index_); }
+  // A posted notification for one of its vectors went through the platform.
+  void count_notification(const InterruptTimes& t) {
+    ++stats_.posted_notifications;
+    stats_.remapping_busy_ns += t.unit_ns;
+    stats_.socket_busy_ns += t.socket_ns;
+  }
 
   // MMIO writes by the host (effective when written; the fetch latency is modelled).
   void sq_doorbell(uint32_t qid, uint32_t tail);
@@ -139,15 +152,17 @@ class Device {
     bool in_rr = false;       // on the arbitration list
     // CQE postings scheduled and not yet written, in posting order: (time, cid).
     RingFifo<std::pair<Time, uint32_t>> posts;
-    // CQEs written behind a message still in the MSI-X path, in order (their times do not
-    // decrease). Each lands in host memory at `at` by an event kept back (`seq`): the write
-    // is acted out when someone looks (write_landed_held, landed_held).
+    // CQEs written behind a message whose time at the root complex is known, in order
+    // (their times do not decrease). Each lands in host memory at `at` by an event kept
+    // back (`seq`): the write is acted out when someone looks (write_landed_held,
+    // landed_held).
     struct HeldCqe {
       Time at;
       uint64_t seq;
       uint32_t cid;
     };
     RingFifo<HeldCqe> held;
+    uint32_t waiting = 0;  // its CQEs in waiting_cqes_ (behind a message not yet sent)
   };
   struct VectorState {
     bool masked = false;
@@ -155,7 +170,6 @@ class Device {
     bool coalescing_disabled = false;  // Feature 09h CD
     bool interrupts_enabled = true;    // IEN of the CQ(s) using it
     uint32_t aggregated = 0;
-    bool egress_waiting = false;       // a message waits at the egress for a path credit
     sim::TimerGeneration coalesce_timer;
   };
 
@@ -168,7 +182,6 @@ class Device {
   static void on_coalesce_timer(void* self, uint64_t arg);
   static void on_controller_coalesce_timer(void* self, uint64_t arg);
   static void on_admin_done(void* self, uint64_t arg);
-  static void on_message_left(void* self, uint64_t vector);
 
   void kick_front_end();
   void write_cqe(SqState& q, uint32_t cid);
@@ -183,31 +196,34 @@ class Device {
   void send(uint32_t vector);
   // The message leaves the device now: to the host, or into the ordered path.
   void emit(uint32_t vector);
-  void hold_cqe(SqState& q, uint32_t cid);
+  void hold_cqe(SqState& q, uint32_t cid, Time at);
+  // The root complex took the message the port presented: its later writes land from
+  // `leaves` on, and the next message of the port goes there then.
+  void message_sent(Time leaves);
+  static void on_port_turn(void* self, uint64_t);
+  void present(uint32_t vector);
+  // Messages of the port not yet sent (their times unknown): a CQE written now waits.
+  bool unsent_messages() const { return (port_busy_ && !port_sent_) || !port_messages_.empty(); }
   // Held writes that have landed by now, as their events would have written them: how many
   // (without writing), or written into the ring.
   uint32_t landed_held(const SqState& q) const;
   bool landed(const SqState::HeldCqe& h) const { return eq_->has_run(h.at, h.seq); }
   void write_landed_held(SqState& q);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
-  // A line's requests of one instant run by drive, then messages before data, then queue
-  // or vector (SameTimeOrder).
-  static constexpr uint64_t kLineMessage = 0, kLineData = 1;
-  uint64_t line_key(uint64_t kind, uint32_t queue_or_vector) const {
-    return (uint64_t{index_} << 33) | (kind << 32) | queue_or_vector;
-  }
-  static void on_line_data(void* self, uint64_t command);
-  Time carry_read_data(uint32_t bytes);  // a read's data over the link and through the line
+  // A socket's messages of one instant go to the platform by drive, then vector
+  // (SameTimeOrder, InterruptDelivery::key).
   void finish_unit(DeviceCommand c);
+  static void on_read_data(void* self, uint64_t command);
+  void post_after_data(DeviceCommand c, Time done);  // the CQE, once its data is on the way
+  static void on_platform_message(void* self, uint64_t vector);
   static void on_replayed_unit_done(void* self, uint64_t command);
-  static void on_line_message(void* self, uint64_t vector);
-  // On a line that carries data, a replayed command whose unit's end is recorded, or that
+  // With the platform's ordering, a replayed command whose unit's end is recorded, or that
   // the trace saw unposted, ends without taking one of the model's units (replayed_unit_end,
-  // on_replayed_unit_done) and goes on through the link and the line as the model's own, so
-  // that the line's order, and the messages' timing with it, is the recording's; any other
-  // recorded command is posted at its recorded time.
+  // on_replayed_unit_done) and goes on through the link, its posting and its message as the
+  // model's own, so that the messages' order and timing, and the postings held behind them,
+  // are the recording's; any other recorded command is posted at its recorded time.
   bool replays_unit(const Request& r) const {
-    if (!replayed_ || !order_ || !order_->carries_data()) return false;
+    if (!replayed_ || !order_) return false;
     return !replayed_->recorded(r) || replayed_->known_ahead(r) >= Duration::zero();
   }
   Time replayed_unit_end(const Request& r, Time ready);
@@ -247,8 +263,17 @@ class Device {
   sim::TimerGeneration controller_coalesce_timer_;  // CoalescingTimer::controller
   bool controller_timer_running_ = false;
   std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
-  uint32_t egress_waiting_ = 0;            // vectors with egress_waiting set
-  uint32_t egress_cursor_ = 0;             // round robin over them when a credit frees
+  // The port's messages in PCIe order: one at its root complex at a time (presented, then
+  // sent), the later ones behind it, and the CQEs written behind messages not yet sent.
+  bool port_busy_ = false;   // a message was presented and has not left
+  bool port_sent_ = false;   // and the root complex has sent it (its leave time is known)
+  RingFifo<uint32_t> port_messages_;
+  uint64_t messages_emitted_ = 0, messages_sent_ = 0;
+  struct WaitingCqe {
+    uint32_t qid, cid;
+    uint64_t behind;  // lands once this message (by number) is sent
+  };
+  RingFifo<WaitingCqe> waiting_cqes_;
   DeviceStats stats_;
 };
 

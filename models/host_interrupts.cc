@@ -15,7 +15,11 @@ namespace nvmesim {
 Duration HostInterrupts::begin_hardirq(HostQueue& q) {
   const HostProfile& h = kernel_->host();
   RunObserver& obs = kernel_->observer();
-  Duration cost = h.irq_entry + h.irq_exit;
+  // A posted notification's handler enters and exits once for the vectors it runs; each
+  // vector costs its demultiplexing.
+  Duration cost = q.posted_role == HostQueue::PostedRole::follower ? h.posted_demux
+                  : q.posted_role == HostQueue::PostedRole::leader ? h.irq_entry + h.irq_exit + h.posted_demux
+                                                                  : h.irq_entry + h.irq_exit;
   q.reaper_cold = true;
   if (q.irq_disabled) {
     // disable_irq_nosync was called: the flow handler masks the entry and marks the
@@ -30,7 +34,10 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
     }
     return cost;
   }
-  SimQueueEnv env(*kernel_, q, Context::hardirq, kernel_->segment_overhead(q.core) + h.irq_entry);
+  const Duration before_handler = q.posted_role == HostQueue::PostedRole::follower ? h.posted_demux
+                                 : q.posted_role == HostQueue::PostedRole::leader ? h.irq_entry + h.posted_demux
+                                                                                 : h.irq_entry;
+  SimQueueEnv env(*kernel_, q, Context::hardirq, kernel_->segment_overhead(q.core) + before_handler);
   std::size_t before = q.drained.size();
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);
   if (obs.command_tracing())
@@ -40,6 +47,7 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
 
 bool HostInterrupts::end_hardirq(HostQueue& q) {
   hand_off(q, Context::hardirq);
+  if (q.posted_role != HostQueue::PostedRole::none) return kernel_->posted_handler_done(q);
   kernel_->interrupt_returned(q.core);
   if (q.apic_pending) {
     q.apic_pending = false;

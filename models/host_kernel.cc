@@ -4,13 +4,14 @@
 
 namespace nvmesim {
 
-HostKernel::HostKernel(Machine m) : m_(m), irq_arrival_(m.eq->bind(&HostKernel::on_irq_arrival, this)) {
+HostKernel::HostKernel(Machine m)
+    : m_(m), irq_arrival_(m.eq->bind(&HostKernel::on_irq_arrival, this)), placement_(*m.scenario) {
   for (const auto& d : m_.scenario->drives) msix_delivery_.push_back(d.profile.msix_delivery);
-  const MsixPathSpec& path = m_.scenario->host.msix_path;
-  if (!path.active()) return;
-  const auto drives = static_cast<uint32_t>(m_.scenario->drives.size());
-  const uint32_t per = std::max(path.drives_per_path, 1u);
-  msix_paths_.assign((drives + per - 1) / per, MsixPath(path));
+  const PlatformSpec& platform = m_.scenario->host.platform;
+  if (!platform.active()) return;
+  delivery_.emplace(platform, placement_);
+  delivery_->bind(m_.eq);
+  if (delivery_->posted()) posted_.resize(m_.scenario->host.cores);
 }
 
 void HostKernel::build_timer_interrupts(uint32_t cores) {
@@ -32,25 +33,107 @@ void HostKernel::schedule_monitor(uint32_t drive, Duration after) {
 
 // ---- MSI-X messages ----------------------------------------------------------------------
 
-void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector, Duration after) {
+void HostKernel::on_msix(void* self, uint32_t drive, uint32_t vector, Duration after, bool posted) {
   auto* k = static_cast<HostKernel*>(self);
-  HostQueue& q = k->queue(k->topology().drive_queues(drive)[vector]);
-  // Without a modelled path the latency is the drive's constant: no look-ups per message.
-  k->deliver_irq(q, after + (k->msix_paths_.empty() ? k->msix_delivery_[drive] : k->msix_latency(drive)));
+  const uint32_t gq = k->topology().drive_queues(drive)[vector];
+  if (posted) {
+    k->m_.eq->schedule_in(after, &HostKernel::on_posted, k, gq);
+    return;
+  }
+  k->deliver_irq(k->queue(gq), after + k->msix_delivery_[drive]);
 }
 
-MsixPath* HostKernel::ordered_path(uint32_t drive) {
-  if (msix_paths_.empty() || !host().msix_path.ordered()) return nullptr;
-  return &msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
+// ---- posted MSIs (intremap=posted_msi) ----------------------------------------------------
+// Linux arch/x86/kernel/irq.c (sysvec_posted_msi_notification) and the series' cover letter:
+// the remapping unit sets the vector's bit in the target CPU's descriptor and sends a
+// notification only if none is outstanding (ON clear). The notification's handler enters
+// once, runs the pending vectors' handlers (up to MAX_POSTED_MSI_COALESCING_LOOP - 1 = 2
+// rounds while bits keep coming), clears ON, runs one last round, and exits.
+
+void HostKernel::on_posted(void* self, uint64_t gq) {
+  auto* k = static_cast<HostKernel*>(self);
+  HostQueue& q = k->queue(static_cast<uint32_t>(gq));
+  PostedCore& pc = k->posted_[q.core];
+  if (!q.pir) {
+    q.pir = true;
+    pc.pir.push_back(q.index);
+  }
+  if (pc.on) return;  // a notification is outstanding: this message coalesces into it
+  pc.on = true;
+  k->delivery_->arrivals(q.drive).add(InterruptDelivery::key(q.drive, InterruptDelivery::kNotification, q.qid),
+                                      &HostKernel::on_notify, k, gq);
 }
 
-Duration HostKernel::msix_latency(uint32_t drive) {
-  Duration d = m_.scenario->drives[drive].profile.msix_delivery;
-  if (msix_paths_.empty()) return d;
-  MsixPath& path = msix_paths_[drive / std::max(host().msix_path.drives_per_path, 1u)];
-  // Ordered: the device already waited for the path (PostedWriteOrder); only the
-  // remapping latency is left.
-  return d + (host().msix_path.ordered() ? path.latency() : path.delay(now()));
+// The notification goes out through the drive's root complex and socket as a remappable
+// interrupt would (it is one, on the notification vector).
+void HostKernel::on_notify(void* self, uint64_t gq) {
+  auto* k = static_cast<HostKernel*>(self);
+  HostQueue& q = k->queue(static_cast<uint32_t>(gq));
+  ++k->posted_notifications_;
+  const InterruptTimes t = k->delivery_->notification(q.drive, k->now());
+  k->device(q.drive).count_notification(t);
+  const Time at = t.at_apic + k->msix_delivery_[q.drive];
+  k->m_.eq->schedule(at, &HostKernel::on_notification, k, q.core);
+}
+
+void HostKernel::on_notification(void* self, uint64_t c) {
+  auto* k = static_cast<HostKernel*>(self);
+  PostedCore& pc = k->posted_[c];
+  if (pc.handling) {
+    pc.next = true;  // latched in the APIC: runs after this handler's EOI
+    return;
+  }
+  k->start_notification(static_cast<uint32_t>(c));
+}
+
+void HostKernel::start_notification(uint32_t c, const HostQueue* ending, bool* rerun) {
+  PostedCore& pc = posted_[c];
+  pc.rounds = 1;
+  pc.final_round = false;
+  if (run_pending_vectors(c, true, ending, rerun)) return;
+  // Nothing pending (the last round of the handler before took it): the entry and exit
+  // of an empty notification are not modelled, only counted.
+  ++posted_empty_notifications_;
+  pc.on = false;
+}
+
+bool HostKernel::run_pending_vectors(uint32_t c, bool first_round, const HostQueue* ending, bool* rerun) {
+  PostedCore& pc = posted_[c];
+  if (pc.pir.empty()) return false;
+  pc.handling = true;
+  for (std::size_t i = 0; i < pc.pir.size(); ++i) {
+    HostQueue& q = queue(pc.pir[i]);
+    q.pir = false;
+    q.posted_role = first_round && i == 0 ? HostQueue::PostedRole::leader : HostQueue::PostedRole::follower;
+    if (&q == ending) *rerun = true;
+    else core(c).make_runnable(q.hardirq);
+  }
+  pc.running = static_cast<uint32_t>(pc.pir.size());
+  pc.pir.clear();
+  return true;
+}
+
+bool HostKernel::posted_handler_done(HostQueue& q) {
+  PostedCore& pc = posted_[q.core];
+  if (q.posted_role == HostQueue::PostedRole::leader) interrupt_returned(q.core);
+  q.posted_role = HostQueue::PostedRole::none;
+  if (--pc.running > 0) return false;
+  bool rerun = false;
+  if (!pc.final_round && pc.rounds < 2 && run_pending_vectors(q.core, false, &q, &rerun)) {
+    ++pc.rounds;
+    return rerun;
+  }
+  if (!pc.final_round) {
+    pc.final_round = true;
+    pc.on = false;  // messages from here on notify again
+    if (run_pending_vectors(q.core, false, &q, &rerun)) return rerun;
+  }
+  pc.handling = false;
+  if (pc.next) {
+    pc.next = false;
+    start_notification(q.core, &q, &rerun);
+  }
+  return rerun;
 }
 
 // Messages to one vector arrive in sending order (the path is a FIFO, its latency fixed),

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -17,7 +18,8 @@
 #include "models/device.h"
 #include "models/host_drive.h"
 #include "models/host_queue.h"
-#include "models/msix_path.h"
+#include "models/interrupt_delivery.h"
+#include "models/platform_placement.h"
 #include "models/run_observer.h"
 #include "models/softirq_work.h"
 #include "models/timer_interrupt.h"
@@ -57,9 +59,18 @@ class HostKernel {
   // What runs on `core` now pays this much before its own work (idle exit, pollution...).
   Duration segment_overhead(uint32_t c) { return core(c).segment_overhead(); }
 
-  // The path drive `drive`'s messages take in PCIe order with its other posted writes,
-  // or null (no path, or an unordered one).
-  MsixPath* ordered_path(uint32_t drive);
+  // The platform's interrupt delivery that the drives' messages take in PCIe order with
+  // their other posted writes, or null (no platform model).
+  InterruptDelivery* interrupt_delivery() { return delivery_ ? &*delivery_ : nullptr; }
+  const PlatformPlacement& placement() const { return placement_; }
+  // Posted MSIs: a handler that a notification ran on its core returned (its role
+  // decides what follows: another round of pending vectors, the descriptor's
+  // notification bit cleared, the next notification).
+  // True if q's own handler runs again (its bit was set again meanwhile): the core
+  // requeues the task that is ending.
+  bool posted_handler_done(HostQueue& q);
+  uint64_t posted_notifications() const { return posted_notifications_; }
+  uint64_t posted_empty_notifications() const { return posted_empty_notifications_; }
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
   // Starts the drive policies' monitors (at time zero) of the drives listed (ascending).
@@ -95,7 +106,15 @@ class HostKernel {
   RunObserver& observer() { return *m_.observer; }
 
  private:
-  static void on_msix(void* self, uint32_t drive, uint32_t vector, Duration after);
+  static void on_msix(void* self, uint32_t drive, uint32_t vector, Duration after, bool posted);
+  static void on_posted(void* self, uint64_t queue);
+  static void on_notify(void* self, uint64_t queue);
+  static void on_notification(void* self, uint64_t core);
+  // The core's notification handler takes the vectors pending in its descriptor now.
+  void start_notification(uint32_t core, const HostQueue* ending = nullptr, bool* rerun = nullptr);
+  // Runs the handlers of the vectors pending on `core`'s descriptor; false if none was.
+  // `ending`: a handler whose segment is ending (the core requeues it; *rerun says so).
+  bool run_pending_vectors(uint32_t core, bool first_round, const HostQueue* ending = nullptr, bool* rerun = nullptr);
   static void on_irq_arrival(void* self, uint64_t queue);
   static void on_timer(void* self, uint64_t token);
   static void on_thread_wake(void* self, uint64_t token);
@@ -110,12 +129,24 @@ class HostKernel {
   // An hrtimer expired: its work runs now (folded) or in the core's timer interrupt.
   void timer_expired(uint32_t core, TimerExpiryItem item);
   Core& core(uint32_t c) { return *(*m_.cores)[c]; }
-  // How long drive `drive`'s message takes from its write to the core's APIC.
-  Duration msix_latency(uint32_t drive);
 
   Machine m_;
   sim::EventQueue::Bound irq_arrival_;  // on_irq_arrival, bound once
-  std::vector<MsixPath> msix_paths_;  // empty when the host profile has none
+  PlatformPlacement placement_;
+  std::optional<InterruptDelivery> delivery_;  // none: the host profile has no platform model
+  // Posted MSIs, per core: its posted-interrupt descriptor and its notification handler.
+  struct PostedCore {
+    bool on = false;             // a notification is outstanding (PID.ON)
+    bool handling = false;       // its handler runs (between entry and exit)
+    bool next = false;           // another notification came meanwhile (latched)
+    uint32_t rounds = 0;         // demultiplexing rounds run before ON is cleared
+    bool final_round = false;    // ON is cleared: the last round runs
+    uint32_t running = 0;        // handlers of the current round not yet returned
+    std::vector<uint32_t> pir;   // queues whose bit is set, in the order they were set
+  };
+  std::vector<PostedCore> posted_;
+  uint64_t posted_notifications_ = 0;
+  uint64_t posted_empty_notifications_ = 0;
   std::vector<Duration> msix_delivery_;  // per drive: its profile's msix_delivery
   std::vector<CoreTimerInterrupt> timer_irqs_;
 };

@@ -43,6 +43,12 @@ struct HostQueue {
   bool irq_hw_masked = false;  // lazily masked in the MSI-X table by the flow handler
   bool irq_replay = false;     // an interrupt arrived while disabled: resend on enable
   bool apic_pending = false;   // another message arrived while this one was in service
+  // Posted MSIs: the vector's bit in its CPU's descriptor (PIR) is set, and the role its
+  // handler has in the notification that runs it: the first pays the interrupt's entry
+  // and exit, the others only the demultiplexing (HostKernel, posted MSIs).
+  bool pir = false;
+  enum class PostedRole : uint8_t { none, leader, follower };
+  PostedRole posted_role = PostedRole::none;
   // MSI-X messages on their way to the core, in arrival order: (arrival time, the event
   // sequence number taken when sent). Only the first has an event (HostKernel).
   RingFifo<std::pair<Time, uint64_t>> irq_arrivals;

@@ -3,6 +3,8 @@
 #include <cassert>
 #include <numeric>
 
+#include "models/platform_placement.h"
+
 namespace nvmesim {
 namespace {
 
@@ -27,7 +29,7 @@ class Components {
 
 }  // namespace
 
-Partitioning::Partitioning(const Topology& t, bool drive_monitors, uint32_t drives_per_msix_path) {
+Partitioning::Partitioning(const Topology& t, bool drive_monitors, std::span<const uint32_t> drive_socket) {
   const uint32_t ncores = t.core_count(), ndrives = t.drive_count();
   const auto njobs = static_cast<uint32_t>(t.jobs().size());
   const auto drive_node = [&](uint32_t d) { return ncores + d; };
@@ -54,7 +56,14 @@ Partitioning::Partitioning(const Topology& t, bool drive_monitors, uint32_t driv
       c.join(drive_node(d), t.monitor_core(d));
       core_used[t.monitor_core(d)] = true;
     }
-    if (drives_per_msix_path > 0 && d % drives_per_msix_path != 0) c.join(drive_node(d), drive_node(d - 1));
+  }
+  // The drives of one socket share its interrupt delivery: one partition.
+  std::vector<uint32_t> first_on_socket;
+  for (uint32_t d = 0; d < drive_socket.size() && d < ndrives; ++d) {
+    const uint32_t s = drive_socket[d];
+    if (first_on_socket.size() <= s) first_on_socket.resize(s + 1, UINT32_MAX);
+    if (first_on_socket[s] == UINT32_MAX) first_on_socket[s] = d;
+    else c.join(drive_node(d), drive_node(first_on_socket[s]));
   }
 
   // Number the components by their lowest node; an unused core joins the first one.
@@ -86,8 +95,12 @@ Partitioning::Partitioning(const Topology& t, bool drive_monitors, uint32_t driv
 Partitioning Partitioning::of(const Scenario& sc, const Topology& topology) {
   const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
   assert(info && "the loader validates the policy name");
-  const MsixPathSpec& path = sc.host.msix_path;
-  return Partitioning(topology, info->per_drive(), path.active() ? std::max(path.drives_per_path, 1u) : 0);
+  std::vector<uint32_t> drive_socket;
+  if (sc.host.platform.active()) {
+    const PlatformPlacement placement(sc);
+    for (uint32_t d = 0; d < placement.drive_count(); ++d) drive_socket.push_back(placement.drive(d).socket);
+  }
+  return Partitioning(topology, info->per_drive(), drive_socket);
 }
 
 }  // namespace nvmesim

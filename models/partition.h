@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "models/topology.h"
@@ -25,9 +26,9 @@ struct Partition {
 class Partitioning {
  public:
   // `drive_monitors`: the policy runs per drive (a monitor on topology.monitor_core).
-  // `drives_per_msix_path`: drives d and e share a delivery path iff d / n == e / n; 0:
-  // no shared path.
-  Partitioning(const Topology& topology, bool drive_monitors, uint32_t drives_per_msix_path);
+  // `drive_socket`: the socket of each drive when the platform's interrupt delivery couples
+  // the drives of a socket (they share its units); empty: nothing couples drives.
+  Partitioning(const Topology& topology, bool drive_monitors, std::span<const uint32_t> drive_socket = {});
   static Partitioning of(const Scenario& sc, const Topology& topology);
 
   // Ordered by the lowest global id each holds (cores first, then drives, then jobs).

@@ -72,10 +72,7 @@ void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const polic
   const DeviceProfile& prof = sc_.drives[d].profile;
   devices_.push_back(std::make_unique<Device>(eq_, prof, d, sc_.seed, kernel_.msix_sink(), requests_));
   devices_.back()->use_replayed_service(replayed_service_.get());
-  if (MsixPath* path = kernel_.ordered_path(d)) {
-    path->arrivals().bind(&eq_, d / std::max(sc_.host.msix_path.drives_per_path, 1u));  // rank: the line's index
-    devices_.back()->order_posted_writes(path, sc_.host.msix_path.posted_credits);
-  }
+  if (InterruptDelivery* delivery = kernel_.interrupt_delivery()) devices_.back()->order_posted_writes(delivery);
   const uint32_t depth = std::min(sc_.queue_depth, prof.max_queue_depth);
   const std::size_t ring_bytes = QueueMemory::bytes(depth);
   rings_.emplace_back(ring_bytes * topology_.drive_queues(d).size());

@@ -113,17 +113,36 @@ enum class CqeCost {
 // in the path (models/posted_write_order.h). data_bytes_per_s > 0: the ordering point is
 // one line for every drive behind it, messages and read data in arrival order, so a
 // message being remapped holds up all of their DMA and takes its time from it.
-struct MsixPathSpec {
-  double messages_per_s = 0;     // capacity; 0: unlimited
-  Duration latency;              // added to every message (remapping lookup)
-  uint32_t drives_per_path = 1;  // drives 0..n-1 share path 0, n..2n-1 path 1, ...
-  uint32_t posted_credits = 0;   // a device's messages in the path at most; 0: unordered
-  // The ordering point's rate for the drives' DMA writes (read data) when they pass it in
-  // the same line as the messages; 0: only messages take its time (needs posted_credits).
-  double data_bytes_per_s = 0;
-  bool active() const { return messages_per_s > 0 || latency > Duration::zero() || data_bytes_per_s > 0; }
-  // Whether a device's later posted writes wait behind its messages (PostedWriteOrder).
-  bool ordered() const { return active() && (posted_credits > 0 || data_bytes_per_s > 0); }
+// How a drive's MSI-X messages reach a core on an x86 host with interrupt remapping
+// (Linux `intremap=`): `remappable` (the default mode: every message is translated and
+// delivered to its core as an interrupt of its own) or `posted` (`intremap=posted_msi`,
+// CONFIG_X86_POSTED_MSI since Linux 6.10: the remapping unit sets the vector's bit in the
+// target CPU's posted-interrupt descriptor and notifies the CPU only when no notification
+// is outstanding; the notification's handler runs every pending vector's handler in one
+// interrupt entry). `off`: no platform model (a message takes its drive's msix_delivery).
+enum class InterruptRemapping : uint8_t { off, remappable, posted };
+
+// The platform between the drives and the cores: sockets, the root complexes (Intel: IIO
+// stacks, each with its own interrupt-remapping unit) that the drives sit behind, and what
+// an interrupt message costs there. Mechanism and sources: docs/calibration.md,
+// "Interrupt delivery". Drives are placed by the scenario (drives[].socket,
+// .root_complex) or spread as servers wire their bays: drive i on socket i % sockets,
+// and each socket's drives fill its root complexes `drives_per_root_complex` at a time.
+struct PlatformSpec {
+  uint32_t sockets = 1;                  // the host's cores split evenly over them
+  uint32_t drives_per_root_complex = 4;  // a x16 root port stack bifurcated into four x4
+  InterruptRemapping remapping = InterruptRemapping::off;
+  // Remapping unit (per root complex). A remappable interrupt is strongly ordered with DMA:
+  // the unit first makes the earlier DMA writes visible (one drain for the messages that
+  // are waiting when it starts), then sends the messages one at a time. A message is a
+  // posted write, so the later writes of its drive's port wait behind it (PCIe ordering).
+  Duration drain;         // one drain of earlier DMA writes, for a batch of messages
+  Duration message;       // per remappable interrupt (or posted notification) sent
+  Duration post;          // posted mode: per message posted into the CPU's descriptor
+  // The socket's delivery of an interrupt to a core's local APIC, one at a time.
+  Duration socket_message;
+  Duration latency;       // from the socket to the core, holding nothing up
+  bool active() const { return remapping != InterruptRemapping::off; }
 };
 
 // __do_softirq's limits (kernel/softirq.c): after max_restart passes or max_time, the
@@ -204,7 +223,10 @@ struct HostProfile {
   Duration switch_out = Duration::zero();       // 6: a task that blocks leaves the core
   Duration idle_entry = Duration::zero();       // 6: the core enters its idle state
   Duration idle_exit = Duration::zero();        // 6: C-state exit latency when woken from idle
-  MsixPathSpec msix_path;
+  PlatformSpec platform;
+  // Posted MSIs (platform.remapping posted): the notification handler's work per pending
+  // vector it finds (PIR exchange and dispatch to the vector's handler, no IDT entry).
+  Duration posted_demux = Duration::zero();
   SoftirqLimits softirq_limits;
   IrqPollSpec irq_poll;
   IrqEffectiveCpu irq_effective_cpu = IrqEffectiveCpu::first_in_mask;
@@ -212,6 +234,7 @@ struct HostProfile {
 };
 
 // The profile's word for each choice, in enum order (loader, resolved scenario, schema).
+inline constexpr std::array<const char*, 3> kInterruptRemappingNames = {"off", "remappable", "posted"};
 inline constexpr std::array<const char*, 4> kCompletionPostingNames = {
     "in_completer_wake_at_min", "in_completer_wake_each", "in_task_wake_each", "in_task_wake_at_min"};
 inline constexpr std::array<const char*, 2> kTimerExpiryNames = {"folded", "interrupt"};

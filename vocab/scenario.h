@@ -62,6 +62,9 @@ struct JobSpec {
 struct DriveSpec {
   std::string name;
   DeviceProfile profile;
+  // Where it sits (host platform): unset, the platform's default placement.
+  std::optional<uint32_t> socket;
+  std::optional<uint32_t> root_complex;  // within its socket
 };
 
 // A policy by name with every parameter's value (given or default), validated by the

@@ -63,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--set jobs.0.rw=randfoo", "/jobs/0/rw: must be one of"},
         BadInput{"--set jobs.0.bs=256", "/jobs/0/bs: must be >= 512 bytes, got 256"},
         BadInput{"--set jobs.0.bs=4100", "/jobs/0/bs: must be a multiple of 512"},
-        BadInput{"--set jobs.0.cpus_allowed=0-99", "/jobs/0/cpus_allowed: CPU 32 does not exist"},
+        BadInput{"--set jobs.0.cpus_allowed=0-199", "/jobs/0/cpus_allowed: CPU 128 does not exist"},
         BadInput{"--set jobs.0.iodeth=4", "/jobs/0/iodeth: unknown key"},
         BadInput{"--set jobs.0.iodepth_batch_submit=2000", "/jobs/0/iodepth_batch_submit: must be <= iodepth"},
         BadInput{"--set jobs.0.drives=[9]", "/jobs/0/drives/0: no such drive"},
@@ -501,7 +501,7 @@ TEST(Cli, BadReplayInputsExitTwoWithFileAndLine) {
       {"kind,t_ns,queue\n", "nvmesim_cli_replay_bad.csv:1: missing column 'cid'"},
       {header + "cmd,500,1,0,read,0,8,10,20,30,500,,irq,0,,,,\ncmd,400,1,1,read,0,8,10,20,30,400,,irq,0,,,,\n",
        "nvmesim_cli_replay_bad.csv:3: column t_ns: time goes backwards"},
-      {header + "cmd,500,77,0,read,0,8,10,20,30,500,,irq,0,,,,\n", "nvmesim_cli_replay_bad.csv:2: column queue: queue 77 does not exist"},
+      {header + "cmd,500,777,0,read,0,8,10,20,30,500,,irq,0,,,,\n", "nvmesim_cli_replay_bad.csv:2: column queue: queue 777 does not exist"},
       {header + "cmd,500,1,3,read,0,8,10,20,30,500,,irq,0,,,,\ncmd,600,1,3,read,0,8,100,120,130,600,,irq,0,,,,\n",
        "nvmesim_cli_replay_bad.csv:3: column cid: cid 3 reused while in flight"},
   };

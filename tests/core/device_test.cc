@@ -41,7 +41,7 @@ struct DeviceTest : ::testing::Test {
     p.admin_command = Duration::us(20);
     return p;
   }
-  static void on_message(void* self, uint32_t, uint32_t vector, Duration after) {
+  static void on_message(void* self, uint32_t, uint32_t vector, Duration after, bool) {
     auto* t = static_cast<DeviceTest*>(self);
     t->messages.push_back({(t->eq.now() + after).ns(), vector});
   }

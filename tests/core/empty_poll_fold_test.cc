@@ -120,7 +120,7 @@ TEST(EmptyPollFolding, OpenLoopAndShallowJobsGiveTheSameFigures) {
   // is about folding alone.
   Both b = run_both({"jobs.0.rate_iops=300000", "jobs.1.rate_iops=900000", "jobs.1.rate_process=poisson",
                      "jobs.2.iodepth=8", "jobs.2.iodepth_batch_submit=1", "jobs.2.iodepth_batch_complete_min=1",
-                     "host.msix_path.messages_per_s=0", "host.msix_path.data_bytes_per_s=0"});
+                     "host.platform.interrupt_remapping=off"});
   expect_same_figures(b.folded, b.unfolded, "open loop and QD8");
   EXPECT_LT(b.events_folded, b.events_unfolded);
 }

@@ -32,9 +32,9 @@ TEST(QueueMapping, CoresAreSpreadEvenlyOverFewerQueues) {
 }
 
 TEST(QueueMapping, OneQueuePerCoreCappedByTheDrive) {
-  // 32 cores over the drive's 2 queues: cores 0-15 share queue 0, cores 16-31 queue 1.
+  // 128 cores over the drive's 2 queues: cores 0-63 share queue 0, cores 64-127 queue 1.
   auto r = testing::default_short({"drives.0.profile.max_io_queues=2",
-                                   "jobs=[{\"iodepth\":8,\"numjobs\":4,\"cpus_allowed\":\"0,8,16,24\",\"drives\":[0]}]"});
+                                   "jobs=[{\"iodepth\":8,\"numjobs\":4,\"cpus_allowed\":\"0,32,64,96\",\"drives\":[0]}]"});
   std::vector<int> used;
   for (const auto& j : r["jobs"]) used.push_back(j["queues"][0].get<int>());
   EXPECT_EQ(used, (std::vector<int>{0, 0, 1, 1}));

@@ -31,7 +31,7 @@ TEST(Partitioning, TheDefaultTestbedIsOnePartitionPerDriveWithItsJobsAndCores) {
   std::vector<JobSpec> jobs{job(4, {0, 1, 2, 3}, {0}), job(4, {4, 5, 6, 7}, {1}), job(4, {8, 9, 10, 11}, {2}),
                             job(4, {12, 13, 14, 15}, {3})};
   Topology t(16, drives(4, 16), jobs, irq());
-  Partitioning p(t, false, 0);
+  Partitioning p(t, false);
   ASSERT_EQ(p.size(), 4u);
   for (uint32_t d = 0; d < 4; ++d) {
     const Partition& part = p.parts()[d];
@@ -49,7 +49,7 @@ TEST(Partitioning, TheDefaultTestbedIsOnePartitionPerDriveWithItsJobsAndCores) {
 TEST(Partitioning, JobsOnOneDriveAreOnePartition) {
   std::vector<JobSpec> jobs{job(1, {0}, {0}), job(1, {1}, {1}), job(1, {2}, {1})};
   Topology t(4, drives(2, 4), jobs, irq());
-  Partitioning p(t, false, 0);
+  Partitioning p(t, false);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p.parts()[0].drives, Ids{0});
   EXPECT_EQ(p.parts()[0].cores, (Ids{0, 3}));  // core 3: used by nothing, with the first
@@ -61,7 +61,7 @@ TEST(Partitioning, JobsOnOneDriveAreOnePartition) {
 TEST(Partitioning, JobsOnOneCoreAreOnePartition) {
   std::vector<JobSpec> jobs{job(1, {1}, {0}), job(1, {1}, {1}), job(1, {2}, {2})};
   Topology t(3, drives(3, 3), jobs, irq());
-  Partitioning p(t, false, 0);
+  Partitioning p(t, false);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p.parts()[0].drives, (Ids{0, 1}));
   EXPECT_EQ(p.parts()[0].jobs, (Ids{0, 1}));
@@ -72,7 +72,7 @@ TEST(Partitioning, JobsOnOneCoreAreOnePartition) {
 TEST(Partitioning, AJobOnTwoDrivesJoinsThem) {
   std::vector<JobSpec> jobs{job(1, {0}, {0, 1}), job(1, {1}, {2})};
   Topology t(2, drives(3, 2), jobs, irq());
-  Partitioning p(t, false, 0);
+  Partitioning p(t, false);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p.parts()[0].drives, (Ids{0, 1}));
   EXPECT_EQ(p.parts()[1].drives, Ids{2});
@@ -83,43 +83,47 @@ TEST(Partitioning, AVectorOnAnotherCoreJoinsThatCore) {
   // job on core 1 shares core 0's interrupts with the job of drive 0.
   std::vector<JobSpec> jobs{job(1, {0}, {0}), job(1, {1}, {1})};
   Topology t(2, std::vector<DriveShape>(2, {1, {1, false}}), jobs, irq());
-  Partitioning p(t, false, 0);
+  Partitioning p(t, false);
   EXPECT_EQ(p.size(), 1u);
 }
 
-TEST(Partitioning, DrivesBehindOneMsixPathAreOnePartition) {
+TEST(Partitioning, TheDrivesOfOneSocketAreOnePartition) {
   std::vector<JobSpec> jobs{job(1, {0}, {0}), job(1, {1}, {1}), job(1, {2}, {2}), job(1, {3}, {3})};
   Topology t(4, drives(4, 4), jobs, irq());
-  EXPECT_EQ(Partitioning(t, false, 0).size(), 4u);  // no shared path
-  EXPECT_EQ(Partitioning(t, false, 1).size(), 4u);  // a path per drive
-  Partitioning p(t, false, 2);
+  EXPECT_EQ(Partitioning(t, false).size(), 4u);  // nothing couples the drives
+  const std::vector<uint32_t> own{0, 1, 2, 3}, pairs{0, 0, 1, 1}, alternate{0, 1, 0, 1}, one{0, 0, 0, 0};
+  EXPECT_EQ(Partitioning(t, false, own).size(), 4u);  // a socket per drive
+  Partitioning p(t, false, pairs);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p.parts()[0].drives, (Ids{0, 1}));
   EXPECT_EQ(p.parts()[1].drives, (Ids{2, 3}));
   EXPECT_EQ(p.parts()[1].cores, (Ids{2, 3}));
-  EXPECT_EQ(Partitioning(t, false, 4).size(), 1u);
+  Partitioning q(t, false, alternate);
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q.parts()[0].drives, (Ids{0, 2}));
+  EXPECT_EQ(Partitioning(t, false, one).size(), 1u);
 }
 
 TEST(Partitioning, ADriveMonitorJoinsItsCore) {
   // A drive policy's monitor runs on the core of the drive's first queue: core 0 for both.
   std::vector<JobSpec> jobs{job(1, {0}, {0}), job(1, {1}, {1})};
   Topology t(2, drives(2, 2), jobs, irq());
-  EXPECT_EQ(Partitioning(t, false, 0).size(), 2u);
-  EXPECT_EQ(Partitioning(t, true, 0).size(), 1u);
+  EXPECT_EQ(Partitioning(t, false).size(), 2u);
+  EXPECT_EQ(Partitioning(t, true).size(), 1u);
 }
 
-TEST(Partitioning, OfAScenarioSeesTheMsixPathAndTheDrivePolicy) {
-  LoadedScenario ls = testing::load_default({});  // two drives behind each MSI-X path
+TEST(Partitioning, OfAScenarioSeesThePlatformAndTheDrivePolicy) {
+  LoadedScenario ls = testing::load_default({});  // four drives over two sockets
   const Scenario& sc = ls.scenario;
   EXPECT_EQ(Partitioning::of(sc, Topology::of(sc)).size(), 2u);
-  LoadedScenario apart = testing::load_default({"host.msix_path.drives_per_path=1"});
+  LoadedScenario apart = testing::load_default({"host.platform.sockets=4"});
   EXPECT_EQ(Partitioning::of(apart.scenario, Topology::of(apart.scenario)).size(), 4u);
-  LoadedScenario no_path = testing::load_default({"host.msix_path.messages_per_s=0", "host.msix_path.data_bytes_per_s=0"});
-  EXPECT_EQ(Partitioning::of(no_path.scenario, Topology::of(no_path.scenario)).size(), 4u);
+  LoadedScenario no_platform = testing::load_default({"host.platform.interrupt_remapping=off"});
+  EXPECT_EQ(Partitioning::of(no_platform.scenario, Topology::of(no_platform.scenario)).size(), 4u);
   LoadedScenario adaptive = testing::load_default({"policy.name=coalesce_adaptive"});
   EXPECT_EQ(Partitioning::of(adaptive.scenario, Topology::of(adaptive.scenario)).size(), 1u);
-  LoadedScenario path = testing::load_default({"host.msix_path.messages_per_s=2e7", "host.msix_path.drives_per_path=2"});
-  EXPECT_EQ(Partitioning::of(path.scenario, Topology::of(path.scenario)).size(), 2u);
+  LoadedScenario one_socket = testing::load_default({"host.platform.sockets=1"});
+  EXPECT_EQ(Partitioning::of(one_socket.scenario, Topology::of(one_socket.scenario)).size(), 1u);
 }
 
 // ---- runs -----------------------------------------------------------------------------
@@ -130,9 +134,9 @@ std::string run_with(const LoadedScenario& ls, unsigned threads, RunInfo* info =
   return dump_results(run_scenario(ls, o, info));
 }
 
-// The default scenario with an MSI-X path per drive: four partitions, each with its line.
+// The default scenario with a socket per drive: four partitions, each with its platform.
 LoadedScenario default_short(std::vector<std::string> overrides = {}) {
-  overrides.insert(overrides.begin(), {"duration_us=3000", "warmup_us=2000", "host.msix_path.drives_per_path=1"});
+  overrides.insert(overrides.begin(), {"duration_us=3000", "warmup_us=2000", "host.platform.sockets=4"});
   return testing::load_default(std::move(overrides));
 }
 

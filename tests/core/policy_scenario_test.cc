@@ -68,7 +68,7 @@ TEST_F(PolicyOnDefault, RateTriesPollingFromSoftirqTimers) {
   // Windows of 1024 completions, so that a short run sees several decisions. Without the
   // shared MSI-X path: saturated by one message per CQE on this testbed, it lets the
   // short run's tries fail (docs/calibration.md), and this test is about B's mechanism.
-  auto r = testing::default_short({"policy.name=rate", "policy.params.window=1024", "host.msix_path.messages_per_s=0"});
+  auto r = testing::default_short({"policy.name=rate", "policy.params.window=1024", "host.platform.interrupt_remapping=off"});
   bool tried = false;
   for (const auto& q : r["queues"])
     for (const auto& e : q["mode_timeline"])
@@ -122,7 +122,9 @@ TEST_F(PolicyOnDefault, AdaptiveCoalescingTurnsOnUnderLoad) {
     ASSERT_FALSE(d["mode_timeline"].empty()) << d["name"];
     EXPECT_EQ(d["mode_timeline"][0]["from"], "coalesce_off");
     EXPECT_EQ(d["mode_timeline"][0]["to"], "coalesce_on");
-    EXPECT_EQ(d["final_mode"], "coalesce_on");
+    // Not necessarily on at the end: coalesced, a drive's messages no longer saturate its
+    // root complex, its commands complete sooner, and fewer are in flight; the policy may
+    // turn it off again.
     EXPECT_GT(d["device"]["admin_commands"].get<int64_t>() + 1, 0);
     EXPECT_GT(d["device"]["postings_coalesced"].get<int64_t>(), 0);
   }

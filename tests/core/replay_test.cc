@@ -26,8 +26,7 @@ std::vector<std::string> short_default() { return {"duration_us=4000", "warmup_u
 std::vector<std::string> short_default_no_link() {
   auto o = short_default();
   for (int d = 0; d < 4; ++d) o.push_back("/drives/" + std::to_string(d) + "/profile/link_bytes_per_s=0");
-  o.push_back("host.msix_path.messages_per_s=0");
-  o.push_back("host.msix_path.data_bytes_per_s=0");
+  o.push_back("host.platform.interrupt_remapping=off");
   return o;
 }
 
@@ -215,7 +214,7 @@ TEST(ReplayService, DefaultScenarioDefaultWindowIsExact) {
 // backlog at the window's start (~1.9 ms of other commands' messages and data) the trace
 // does not hold: with it the replay runs ahead, drift -9.41% (LineBacklogBeforeTheWindow...).
 TEST(ReplayService, WindowAfterTheStartWithinTolerance) {
-  LoadedScenario ls = load_default({"host.msix_path.messages_per_s=0", "host.msix_path.data_bytes_per_s=0"});
+  LoadedScenario ls = load_default({"host.platform.interrupt_remapping=off"});
   const std::string csv = command_trace_of(ls, 10'000, 20'000);
   ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
   Replayed r = replay(ls, trace);
@@ -234,14 +233,17 @@ TEST(ReplayService, WindowAfterTheStartWithinTolerance) {
   for (const DiffRow& d : r.rows) ASSERT_GE(d.submit_sim, d.submit_rec);
 }
 
-// ... and with it, as shipped: still replayable, every command matched, but the commands
-// the window did not see still held the line when it opened, so the replay's CQEs come
-// earlier than recorded (the line emptier than it was) and its IOPS are higher.
-TEST(ReplayService, LineBacklogBeforeTheWindowMakesTheReplayRunAhead) {
+// ... and with it, as shipped: still replayable, but the commands the window did not see
+// still had their messages waiting at their root complexes when it opened (every CQE is a
+// message, and a drive's wait behind the ones before it is ~1.9 ms deep here), so the
+// replay's CQEs come earlier than recorded (the ports emptier than they were) and its IOPS
+// are higher; some of the last commands' CQEs then fall outside the replay's window.
+TEST(ReplayService, PortBacklogBeforeTheWindowMakesTheReplayRunAhead) {
   LoadedScenario ls = load_default({});
   const std::string csv = command_trace_of(ls, 10'000, 20'000);
   Replayed r = replay(ls, parse_or_fail(csv, ls.scenario, true));
-  EXPECT_EQ(r.summary["unmatched"], 0);
+  EXPECT_LT(r.summary["unmatched"].get<double>(), 0.02 * r.summary["commands"].get<double>());
+  EXPECT_GT(r.summary["drift"].get<double>(), 0.1);
   std::size_t earlier = 0, later = 0;
   for (const DiffRow& d : r.rows) {
     if (d.seen_rec == INT64_MIN || d.seen_sim == INT64_MIN) continue;
@@ -322,8 +324,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadTrace{"no_commands", std::string(kHeader), "t.csv:1: no commands"},
         BadTrace{"time_backwards", kHeader + row(500, 1, 0, 10, 20, 30, 500) + row(400, 1, 1, 10, 20, 30, 400),
                  "t.csv:3: column t_ns: time goes backwards"},
-        BadTrace{"unknown_queue", kHeader + row(500, 40, 0, 10, 20, 30, 500),
-                 "t.csv:2: column queue: queue 40 does not exist in the scenario"},
+        BadTrace{"unknown_queue", kHeader + row(500, 400, 0, 10, 20, 30, 500),
+                 "t.csv:2: column queue: queue 400 does not exist in the scenario"},
         BadTrace{"queue_not_of_its_job", kHeader + row(500, 9, 0, 10, 20, 30, 500),
                  "t.csv:2: column queue: queue 9 is not one the job clone of cid 0 submits to"},
         BadTrace{"cid_reused_in_flight", kHeader + row(500, 1, 7, 10, 20, 30, 500) + row(600, 1, 7, 100, 120, 130, 600),
@@ -413,10 +415,10 @@ TEST(Replay, HwTraceNeedsADriveAndUsesSeenTimes) {
   EXPECT_EQ(rep.rows[0].posted_sim - rep.rows[0].doorbell_sim, 3900);
 }
 
-// A hw trace on a line that carries data (the default testbed): each read keeps its
-// recorded posting, and its data still take their time in the line, which the drive's
-// msix_path_utilization counts with its messages'.
-TEST(Replay, HwTraceReadsOnALineCountTheirDataInThePathsTime) {
+// A hw trace on the default testbed's platform: each read keeps its recorded posting, and
+// its messages still go through its root complex's remapping unit, which the drive's
+// share of the unit counts (a drain of 145 ns for each batch and 184 ns for each message).
+TEST(Replay, HwTraceReadsOnThePlatformCountTheirMessagesInTheUnitsTime) {
   LoadedScenario ls = load_default(short_default());
   std::string hw = kHeader;
   constexpr int kReads = 40;
@@ -437,10 +439,11 @@ TEST(Replay, HwTraceReadsOnALineCountTheirDataInThePathsTime) {
   for (const DiffRow& d : r.rows) EXPECT_EQ(d.posted_sim - d.doorbell_sim, 80'000);  // the recorded posting stands
   const nlohmann::json& dev = r.results["drives"][2]["device"];
   const double window_ns = r.results["window_ns"].get<double>();
-  const double busy_ns = dev["msix_path_utilization"].get<double>() * window_ns;
-  const double message_ns = 1e9 / 5'157'000.0, data_ns = 4096 * 1e9 / 63e9;  // host_testbed_a's line
-  ASSERT_GT(dev["msix_messages"].get<double>(), 0);
-  EXPECT_NEAR(busy_ns, dev["msix_messages"].get<double>() * message_ns + kReads * data_ns, 0.01 * kReads * data_ns);
+  const double busy_ns = dev["platform"]["remapping_unit_share"].get<double>() * window_ns;
+  const double messages = dev["msix_messages"].get<double>();
+  ASSERT_GT(messages, 0);
+  EXPECT_GE(busy_ns, messages * 184 * 0.999);
+  EXPECT_LE(busy_ns, messages * (184 + 145) * 1.001);
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ using nlohmann::json;
 // The shipped host profile turns every delivery mechanism on; these tests switch off all
 // but the one they isolate.
 const std::vector<std::string> kDeliveryOff = {
-    "host.msix_path.messages_per_s=0", "host.softirq_limits.max_restart=0", "host.irq_poll.budget_per_cpu=0",
+    "host.platform.interrupt_remapping=off", "host.softirq_limits.max_restart=0", "host.irq_poll.budget_per_cpu=0",
     "host.irq_poll.rearm_from_poll_end=false", "host.completion_ipi.cores_per_llc=0"};
 
 std::vector<std::string> with(std::vector<std::string> set) {
