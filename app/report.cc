@@ -37,8 +37,12 @@ std::string bound(const json& r) {
   const auto& lim = r["limits"];
   std::string by = lim["bound_by"].get<std::string>();
   char b[96];
-  if (by == "msix_path") {
-    std::snprintf(b, sizeof b, "msix path (%.0f%%)", lim["busiest_msix_path_utilization"].get<double>() * 100);
+  if (by == "remapping_unit") {
+    std::snprintf(b, sizeof b, "remapping unit (%.0f%%)", lim["busiest_remapping_unit_utilization"].get<double>() * 100);
+    return b;
+  }
+  if (by == "socket_interrupts") {
+    std::snprintf(b, sizeof b, "socket interrupts (%.0f%%)", lim["busiest_socket_interrupts_utilization"].get<double>() * 100);
     return b;
   }
   if (by == "cpu") {
@@ -102,6 +106,7 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
   }
   out << "|---|---|---|---|---|---|---|---|\n";
   std::vector<std::string> per_seed;  // rows of the second table
+  std::vector<std::string> measured;  // rows of the table of single measurements (per_drive_iops)
   for (const auto& f : files) {
     // The same guarded read and nesting limit as the loader; the loader reports errors.
     auto text = read_input_file(f.string(), limits::kMaxInputFileBytes);
@@ -116,15 +121,18 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
       return 2;
     }
     // Loaded up front, so that an input error stops the report before anything runs:
-    // run k is arm k % 2 (baseline, policy) at seed S + k / 2.
+    // run k is arm k % 2 (baseline, policy) at seed S + k / 2; a single measurement
+    // (per_drive_iops) has one arm, the scenario as it is.
     const char* which[2] = {"baseline_policy", "policy"};
+    const bool measurement = pub.contains("per_drive_iops");
+    const uint32_t arms = measurement ? 1 : 2;
     std::vector<LoadedScenario> loaded;
     uint64_t first_seed = 0;
-    for (uint32_t k = 0; k < 2 * seeds; ++k) {
+    for (uint32_t k = 0; k < arms * seeds; ++k) {
       LoadOptions o;
       o.overrides = opts.overrides;
-      o.overrides.push_back("policy.name=" + pub.value(which[k % 2], std::string("irq")));
-      if (k >= 2) o.seed = first_seed + k / 2;  // wraps past 2^64-1, as a seed may
+      if (!measurement) o.overrides.push_back("policy.name=" + pub.value(which[k % 2], std::string("irq")));
+      if (k >= arms) o.seed = first_seed + k / arms;  // wraps past 2^64-1, as a seed may
       auto l = load_scenario_file(f.string(), o);
       if (auto* e = std::get_if<InputError>(&l)) {
         err << "nvmesim: " << f.string() << ": " << e->str() << "\n";
@@ -145,6 +153,21 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
           runs[k] = RunSummary{results["aggregate"]["iops"].get<double>(), bound(results)};
         },
         {});
+    if (measurement) {
+      const auto drives = static_cast<double>(loaded[0].scenario.drives.size());
+      std::vector<double> per(seeds);
+      for (uint32_t i = 0; i < seeds; ++i) per[i] = runs[i].iops / drives;
+      std::vector<uint32_t> order(seeds);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return per[a] < per[b]; });
+      const double want = pub["per_drive_iops"].get<double>(), got = median(per);
+      std::string sim = mega(got);
+      if (seeds > 1) sim += " (" + mega(per[order.front()]) + " .. " + mega(per[order.back()]) + ")";
+      measured.push_back("| " + f.stem().string() + " | " + mega(want) + " | " + sim + " | " + pct((got / want - 1) * 100) +
+                         " | " + mega(got * drives) + " | " +
+                         runs[order[(seeds - 1) / 2]].bound + " |\n");
+      continue;
+    }
     std::vector<double> base(seeds), pol(seeds), change(seeds);
     for (uint32_t i = 0; i < seeds; ++i) {
       base[i] = runs[2 * i].iops;
@@ -184,6 +207,13 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
   if (seeds > 1) {
     out << "\n| scenario | first seed S | simulated change at seeds S, S+1, ... |\n|---|---|---|\n";
     for (const auto& row : per_seed) out << row;
+  }
+  if (!measured.empty()) {
+    out << "\nSingle measurements (the scenario as it is, no policy change): IOPS per drive"
+        << (seeds > 1 ? ", the median over the seeds with its range" : "") << ".\n\n"
+        << "| scenario | published per drive | simulated per drive | off by | simulated total | simulated bound |\n"
+        << "|---|---|---|---|---|---|\n";
+    for (const auto& row : measured) out << row;
   }
   return 0;
 }
