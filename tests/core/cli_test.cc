@@ -558,6 +558,27 @@ std::vector<std::string> cells_of(const std::string& text, const std::string& ro
 }
 double percent(const std::string& s) { return std::stod(s.substr(0, s.find('%'))); }
 
+// A single measurement (published per_drive_iops, no policy change) runs once per seed as
+// the scenario is, and goes to a table of its own: per drive, published and simulated.
+TEST(Cli, ReportShowsSingleMeasurementsPerDriveInATableOfTheirOwn) {
+  const ReportDir d("measurement");
+  std::filesystem::copy_file(std::string(NVMESIM_SCENARIOS) + "/published/posted_msi_posted_4_drives.json",
+                             d.dir / "posted_msi_posted_4_drives.json");
+  const Outcome r = d.report("--seeds 2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("Single measurements"), std::string::npos) << r.out;
+  const auto row = cells_of(r.out, "posted_msi_posted_4_drives");
+  ASSERT_EQ(row.size(), 6u) << r.out;
+  EXPECT_EQ(row[1], "2.023M");
+  EXPECT_NE(row[2].find(" .. "), std::string::npos) << "two seeds: a range";
+  const double per_drive = std::stod(row[2]) * 1e6, total = std::stod(row[4]) * 1e6;
+  EXPECT_NEAR(total, 4 * per_drive, 0.01e6);  // four drives
+  EXPECT_GT(per_drive, 0.5e6);
+  // The policy rows' table still has its own row, and the measurement none there.
+  EXPECT_EQ(cells_of(r.out, "a3_boundary_qd64_libaio (watermark)").size(), 8u);
+  EXPECT_TRUE(cells_of(r.out, "posted_msi_posted_4_drives (irq)").empty());
+}
+
 TEST(Cli, ReportRunsEachRowAtOneSeedByDefault) {
   const ReportDir d("one");
   const Outcome one = d.report("");

@@ -294,6 +294,9 @@ TEST(InterruptDeliveryRun, BadPlatformInputIsAnErrorNamingItsPath) {
        "/intremap"},
       {"placed without a platform", [](nlohmann::json& d) { d["host"].erase("platform"); d["drives"][0]["root_complex"] = 0; },
        "/drives/0/root_complex"},
+      {"a measurement and a policy change at once",
+       [](nlohmann::json& d) { d["published"] = {{"per_drive_iops", 1e6}, {"policy", "rate"}}; },
+       "/published/per_drive_iops"},
   };
   for (const Case& c : cases) {
     nlohmann::json doc = drives_on_a_platform(1, 4);
