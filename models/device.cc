@@ -325,6 +325,7 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
       ++q.waiting;
       ++d->stats_.cqe_writes_stalled;
     } else if (d->order_->stalls(now) || !q.held.empty()) {
+      ++d->stats_.cqe_writes_stalled;
       d->hold_cqe(q, cid, d->order_->visible_from(now));
     } else {
       d->write_cqe(q, cid);
@@ -333,8 +334,9 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
   d->signal(q.vector);
 }
 
-// The CQE write is emitted now, behind the messages already in the path: it lands when
-// they have left (or earlier through post_due, if a reaper gets there after that time).
+// The CQE write is emitted behind the drive's messages still at its root complex: it lands
+// at `at`, when they have left (or earlier through post_due, if a reaper gets there after
+// that time).
 // No event writes it: it lands at `at`, and whoever looks at the ring before a reaper takes
 // it (post_due) writes it as that event would have (write_landed_held), or counts it
 // (landed_held). The event's sequence number is still taken, so that every other event
@@ -342,7 +344,6 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
 void Device::hold_cqe(SqState& q, uint32_t cid, Time at) {
   (*requests_)[cid].posted = at;
   q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
-  ++stats_.cqe_writes_stalled;
 }
 
 uint32_t Device::landed_held(const SqState& q) const {
@@ -462,8 +463,7 @@ void Device::message_sent(Time leaves) {
     waiting_cqes_.pop_front();
     SqState& q = queues_[w.qid];
     --q.waiting;
-    hold_cqe(q, w.cid, leaves);
-    --stats_.cqe_writes_stalled;  // hold_cqe counts it again
+    hold_cqe(q, w.cid, leaves);  // counted as stalled when it began to wait
   }
   if (!port_messages_.empty()) eq_->schedule(leaves, &Device::on_port_turn, this, 0);
 }

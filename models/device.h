@@ -194,7 +194,7 @@ class Device {
   // the vector's own timer, or the controller's one timer if it is not running).
   void start_aggregation_time(uint32_t vector);
   void send(uint32_t vector);
-  // The message leaves the device now: to the host, or into the ordered path.
+  // The message leaves the device now: to the host, or to the platform in PCIe order.
   void emit(uint32_t vector);
   void hold_cqe(SqState& q, uint32_t cid, Time at);
   // The root complex took the message the port presented: its later writes land from

@@ -136,10 +136,10 @@ bool HostKernel::posted_handler_done(HostQueue& q) {
   return rerun;
 }
 
-// Messages to one vector arrive in sending order (the path is a FIFO, its latency fixed),
+// Messages to one vector arrive in sending order (the platform sends a drive's in order),
 // so they wait in the queue's list and only the first has an event; each takes its event
 // sequence number when sent, so the arrival that does get an event runs where it would
-// have. A resend that overtakes the list (no path delay) gets an event of its own.
+// have. A resend that overtakes the list (no platform delay) gets an event of its own.
 namespace {
 constexpr uint64_t kListedArrival = uint64_t{1} << 63;
 }  // namespace

@@ -47,9 +47,6 @@ class RemappingUnit {
     ++posted_;
     return Time::from_ns(busy_until_);
   }
-  // The socket took the message only at `taken`: the unit could send nothing before.
-  void held_until(Time taken) { busy_until_ = std::max(busy_until_, taken.ns()); }
-
   int64_t busy_ns() const { return busy_ns_; }
   uint64_t messages() const { return messages_; }
   uint64_t posted() const { return posted_; }
@@ -122,13 +119,15 @@ class InterruptDelivery {
   InterruptDelivery(const InterruptDelivery&) = delete;  // devices hold its units' addresses
 
   bool posted() const { return spec_.remapping == InterruptRemapping::posted; }
-  // A remappable interrupt of drive `d` ready at `ready`.
+  // A remappable interrupt of drive `d` ready at `ready`. It leaves its root complex when
+  // the socket takes it (until then the drive's later writes wait behind it), but the
+  // unit's next drain and sends do not wait for that: the socket's wait holds up the
+  // drive, not the root complex's other drives.
   InterruptTimes interrupt(uint32_t d, Time ready) {
     RemappingUnit& u = units_[drive_unit_[d]];
     SocketInterrupts& s = sockets_[drive_socket_[d]];
     const int64_t unit_before = u.busy_ns();
     const Time taken = s.take(u.send(ready), ready);
-    // no held_until: see below
     return {taken, taken + s.message() + spec_.latency, u.busy_ns() - unit_before, s.message().count_ns()};
   }
   // A posted notification for drive `d`'s vector, sent at `ready`: it goes to the core
