@@ -462,6 +462,7 @@ void Device::message_sent(Time leaves) {
     const WaitingCqe w = waiting_cqes_.front();
     waiting_cqes_.pop_front();
     SqState& q = queues_[w.qid];
+    assert(q.waiting > 0 && "a waiting CQE is counted by its queue");
     --q.waiting;
     hold_cqe(q, w.cid, leaves);  // counted as stalled when it began to wait
   }
@@ -471,6 +472,7 @@ void Device::message_sent(Time leaves) {
 // The port's message left its root complex: the next one is at the head now.
 void Device::on_port_turn(void* self, uint64_t) {
   auto* d = static_cast<Device*>(self);
+  assert(!d->port_messages_.empty() && d->port_sent_ && "a port's turn comes only for a message behind a sent one");
   const uint32_t vector = d->port_messages_.front();
   d->port_messages_.pop_front();
   d->present(vector);

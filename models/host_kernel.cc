@@ -1,6 +1,7 @@
 #include "models/host_kernel.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace nvmesim {
 
@@ -117,6 +118,7 @@ bool HostKernel::posted_handler_done(HostQueue& q) {
   PostedCore& pc = posted_[q.core];
   if (q.posted_role == HostQueue::PostedRole::leader) interrupt_returned(q.core);
   q.posted_role = HostQueue::PostedRole::none;
+  assert(pc.running > 0 && pc.handling && "a handler the notification ran returned");
   if (--pc.running > 0) return false;
   bool rerun = false;
   if (!pc.final_round && pc.rounds < 2 && run_pending_vectors(q.core, false, &q, &rerun)) {
