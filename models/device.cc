@@ -425,7 +425,9 @@ void Device::emit(uint32_t vector) {
     return;
   }
   ++messages_emitted_;
-  if (port_busy_ && port_sent_ && !order_->stalls(eq_->now())) port_busy_ = false;  // it has left
+  // The port's message has left and none waits behind it (else the next one's turn is
+  // due, and this one goes behind it): the port is free.
+  if (port_busy_ && port_sent_ && port_messages_.empty() && !order_->stalls(eq_->now())) port_busy_ = false;
   if (port_busy_) {  // behind the port's message at the root complex
     if (port_messages_.empty() && port_sent_) eq_->schedule(order_->visible_from(eq_->now()), &Device::on_port_turn, this, 0);
     port_messages_.push_back(vector);
