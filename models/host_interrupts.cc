@@ -16,10 +16,11 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
   const HostProfile& h = kernel_->host();
   RunObserver& obs = kernel_->observer();
   // A posted notification's handler enters and exits once for the vectors it runs; each
-  // vector costs its demultiplexing.
-  Duration cost = q.posted_role == HostQueue::PostedRole::follower ? h.posted_demux
-                  : q.posted_role == HostQueue::PostedRole::leader ? h.irq_entry + h.irq_exit + h.posted_demux
-                                                                  : h.irq_entry + h.irq_exit;
+  // vector costs its demultiplexing. `before_handler`: what precedes the handler's work.
+  const bool follower = q.posted_role == HostQueue::PostedRole::follower;
+  const Duration demux = q.posted_role == HostQueue::PostedRole::none ? Duration::zero() : h.posted_demux;
+  const Duration before_handler = (follower ? Duration::zero() : h.irq_entry) + demux;
+  Duration cost = before_handler + (follower ? Duration::zero() : h.irq_exit);
   q.reaper_cold = true;
   if (q.irq_disabled) {
     // disable_irq_nosync was called: the flow handler masks the entry and marks the
@@ -34,9 +35,6 @@ Duration HostInterrupts::begin_hardirq(HostQueue& q) {
     }
     return cost;
   }
-  const Duration before_handler = q.posted_role == HostQueue::PostedRole::follower ? h.posted_demux
-                                 : q.posted_role == HostQueue::PostedRole::leader ? h.irq_entry + h.posted_demux
-                                                                                 : h.irq_entry;
   SimQueueEnv env(*kernel_, q, Context::hardirq, kernel_->segment_overhead(q.core) + before_handler);
   std::size_t before = q.drained.size();
   std::visit([&](auto& p) { p.on_interrupt(env); }, q.policy);

@@ -70,7 +70,6 @@ void HostKernel::on_posted(void* self, uint64_t gq) {
 void HostKernel::on_notify(void* self, uint64_t gq) {
   auto* k = static_cast<HostKernel*>(self);
   HostQueue& q = k->queue(static_cast<uint32_t>(gq));
-  ++k->posted_notifications_;
   const InterruptTimes t = k->delivery_->notification(q.drive, k->now());
   k->device(q.drive).count_notification(t);
   const Time at = t.at_apic + k->msix_delivery_[q.drive];
@@ -93,8 +92,8 @@ void HostKernel::start_notification(uint32_t c, const HostQueue* ending, bool* r
   pc.final_round = false;
   if (run_pending_vectors(c, true, ending, rerun)) return;
   // Nothing pending (the last round of the handler before took it): the entry and exit
-  // of an empty notification are not modelled, only counted.
-  ++posted_empty_notifications_;
+  // of an empty notification are not modelled (the drives' results count every
+  // notification sent).
   pc.on = false;
 }
 

@@ -69,8 +69,6 @@ class HostKernel {
   // True if q's own handler runs again (its bit was set again meanwhile): the core
   // requeues the task that is ending.
   bool posted_handler_done(HostQueue& q);
-  uint64_t posted_notifications() const { return posted_notifications_; }
-  uint64_t posted_empty_notifications() const { return posted_empty_notifications_; }
   // Where the devices send their MSI-X messages.
   MsixSink msix_sink() { return MsixSink{this, &HostKernel::on_msix}; }
   // Starts the drive policies' monitors (at time zero) of the drives listed (ascending).
@@ -145,8 +143,6 @@ class HostKernel {
     std::vector<uint32_t> pir;   // queues whose bit is set, in the order they were set
   };
   std::vector<PostedCore> posted_;
-  uint64_t posted_notifications_ = 0;
-  uint64_t posted_empty_notifications_ = 0;
   std::vector<Duration> msix_delivery_;  // per drive: its profile's msix_delivery
   std::vector<CoreTimerInterrupt> timer_irqs_;
 };

@@ -157,8 +157,6 @@ class InterruptDelivery {
   void bind(sim::EventQueue* eq) {
     for (uint32_t s = 0; s < arrivals_.size(); ++s) arrivals_[s].bind(eq, s);
   }
-  const std::vector<RemappingUnit>& units() const { return units_; }
-  const std::vector<SocketInterrupts>& sockets() const { return sockets_; }
 
  private:
   PlatformSpec spec_;
