@@ -137,6 +137,13 @@ TEST(InputSafety, DeviceValuesWhoseArithmeticWouldOverflowAreRefused) {
   EXPECT_EQ(load_error({"drives.0.profile.iops_max=0", "drives.0.profile.link_bytes_per_s=0", "jobs.0.rate_iops=0"}).path, "");
 }
 
+// A value that would stop simulated time: a poll that finds nothing in no time spins a
+// polling loop forever at one instant (it once grew the event queue to 18 GB).
+TEST(InputSafety, AnEmptyPollTakesTime) {
+  EXPECT_EQ(load_error({"host.poll_empty_check_ns=0"}).path, "/host/poll_empty_check_ns");
+  EXPECT_EQ(load_error({"host.poll_empty_check_ns=1"}).path, "");
+}
+
 TEST(InputSafety, EmpiricalCdfTimesAreBounded) {
   InputError e = load_error({R"(drives.0.profile.read={"dist":"empirical","cdf":[[0.5,100],[1.0,1e30]]})"});
   EXPECT_EQ(e.path, "/drives/0/profile/read/cdf/1");
