@@ -87,7 +87,6 @@ void add_queues(const System& sys, results::RunRecord& r, std::vector<Figures>& 
 // The drives' and cores' records.
 void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRecord& r, std::vector<Figures>& d_fig) {
   const Duration window = sys.window();
-  const double secs = static_cast<double>(window.count_ns()) / 1e9;
   const auto w = static_cast<double>(window.count_ns());
   const PlatformPlacement placement(sc);
   for (std::size_t d = 0; d < sc.drives.size(); ++d) {
@@ -98,9 +97,9 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     dr.name = sc.drives[d].name;
     dr.commands = s.commands;
     results::DeviceModelFigures m;
-    m.iops_ceiling_utilization = p.iops_max > 0 ? static_cast<double>(s.commands) / (p.iops_max * secs) : 0.0;
+    m.iops_ceiling_utilization = static_cast<double>(s.front_end_busy_ps) / (1e3 * w);
     m.unit_utilization = static_cast<double>(s.unit_busy.count_ns()) / (static_cast<double>(p.units) * w);
-    m.link_utilization = static_cast<double>(s.link_busy.count_ns()) / (2.0 * w);
+    m.link_utilization = static_cast<double>(s.link_busy_ps) / (2e3 * w);
     m.mean_unit_wait_ns = s.waits ? static_cast<double>(s.queue_wait.count_ns()) / static_cast<double>(s.waits) : 0.0;
     m.msix_messages = s.msix_messages;
     m.msix_held_by_mask = s.msix_held;

@@ -122,6 +122,7 @@ void Device::front_end_turn() {
     uint32_t cid = q.mem->sq[q.fetch_head];
     q.fetch_head = q.fetch_head + 1 == q.depth ? 0 : q.fetch_head + 1;
     fe_free_ps_ = add_ps(fe_free_ps_, fe_gap_ps_);
+    stats_.front_end_busy_ps += in_window_ps(fe_free_ps_ - fe_gap_ps_, fe_free_ps_);
     Time ready = ps_to_time_ceil(fe_free_ps_);
     const Request& r = (*requests_)[cid];
     if (replays_unit(r)) {  // the unit ends when it did, without taking one of the model's
@@ -152,7 +153,7 @@ Time Device::link_transfer(int64_t& free_ps, uint32_t bytes, Time ready) {
   }
   int64_t tx = std::min(last_tx_ps_, kHorizonPs - start);  // busy time up to the horizon
   free_ps = start + tx;
-  stats_.link_busy += Duration::ns(tx / kPsPerNs);
+  stats_.link_busy_ps += in_window_ps(start, free_ps);
   return ps_to_time_ceil(free_ps);
 }
 
@@ -165,7 +166,7 @@ void Device::start_unit(DeviceCommand c, Time ready) {
   }
   ++units_busy_;
   Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
-  stats_.unit_busy += s;
+  stats_.unit_busy += Duration::ns(in_window_ns(ready.ns(), (ready + s).ns()));
   ++stats_.waits;
   eq_->schedule(ready + s, unit_done_, c.pack());
 }
@@ -450,10 +451,21 @@ void Device::on_platform_message(void* self, uint64_t vector) {
   const Time now = d->eq_->now();
   const bool posted = d->order_->posted();
   const InterruptTimes t = posted ? d->order_->post(now) : d->order_->send(now);
-  d->stats_.remapping_busy_ns += t.unit_ns;
-  d->stats_.socket_busy_ns += t.socket_ns;
+  d->count_delivery(t);
   d->message_sent(t.leaves);
   d->sink_.message(d->sink_.self, d->index_, static_cast<uint32_t>(vector), t.at_apic - now, posted);
+}
+
+void Device::count_delivery(const InterruptTimes& t) {
+  stats_.remapping_busy_ns += in_window_ns(t.unit_done.ns() - t.unit_ns, t.unit_done.ns());
+  stats_.socket_busy_ns += in_window_ns(t.leaves.ns(), t.leaves.ns() + t.socket_ns);
+}
+
+void Device::measure_window(Time from, Time to) {
+  window_from_ns_ = from.ns();
+  window_to_ns_ = to.ns();
+  window_from_ps_ = from.ns() * kPsPerNs;  // a run is at most 2 h: no overflow
+  window_to_ps_ = to.ns() * kPsPerNs;
 }
 
 void Device::message_sent(Time leaves) {

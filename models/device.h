@@ -41,17 +41,21 @@ struct DeviceStats {
   uint64_t msix_held = 0;         // postings that found the vector masked (pending set)
   uint64_t coalesced = 0;         // postings held back by coalescing
   uint64_t cqe_writes_stalled = 0;  // CQE writes that waited behind a message at the root complex
-  Duration unit_busy;             // sum of service times started
   Duration queue_wait;            // sum of waits for a free unit
   uint64_t waits = 0;             // commands that entered a unit
-  Duration link_busy;             // device->host plus host->device transfer time
   uint64_t admin_commands = 0;
+  uint64_t posted_notifications = 0;  // posted MSIs: notifications sent for its vectors
+  // Busy time inside the measured window only (Device::measure_window): a fetch, service,
+  // transfer or message that straddles a window edge counts only its part inside, so no
+  // share of the window can pass 1 however long one of them is. operator- keeps these.
+  int64_t front_end_busy_ps = 0;  // commands fetched, 1/iops_max each
+  Duration unit_busy;             // service time
+  int64_t link_busy_ps = 0;       // device->host plus host->device transfer time
   // Its share of the platform's interrupt delivery: time of its root complex's remapping
   // unit and of its socket's interrupt delivery (remappable interrupts, posted messages
-  // and the posted notifications sent for its vectors), and those notifications.
+  // and the posted notifications sent for its vectors).
   int64_t remapping_busy_ns = 0;
   int64_t socket_busy_ns = 0;
-  uint64_t posted_notifications = 0;
 
   DeviceStats operator-(const DeviceStats& start) const {
     DeviceStats d = *this;
@@ -60,13 +64,9 @@ struct DeviceStats {
     d.msix_held -= start.msix_held;
     d.coalesced -= start.coalesced;
     d.cqe_writes_stalled -= start.cqe_writes_stalled;
-    d.unit_busy -= start.unit_busy;
     d.queue_wait -= start.queue_wait;
     d.waits -= start.waits;
-    d.link_busy -= start.link_busy;
     d.admin_commands -= start.admin_commands;
-    d.remapping_busy_ns -= start.remapping_busy_ns;
-    d.socket_busy_ns -= start.socket_busy_ns;
     d.posted_notifications -= start.posted_notifications;
     return d;
   }
@@ -91,9 +91,11 @@ class Device {
   // A posted notification for one of its vectors went through the platform.
   void count_notification(const InterruptTimes& t) {
     ++stats_.posted_notifications;
-    stats_.remapping_busy_ns += t.unit_ns;
-    stats_.socket_busy_ns += t.socket_ns;
+    count_delivery(t);
   }
+  // The busy figures (DeviceStats) count only what falls inside [from, to). Before the run;
+  // unset, everything counts.
+  void measure_window(Time from, Time to);
 
   // MMIO writes by the host (effective when written; the fetch latency is modelled).
   void sq_doorbell(uint32_t qid, uint32_t tail);
@@ -210,6 +212,16 @@ class Device {
   bool landed(const SqState::HeldCqe& h) const { return eq_->has_run(h.at, h.seq); }
   void write_landed_held(SqState& q);
   Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
+  // The part of [from_ps, to_ps) inside the measured window, in picoseconds.
+  int64_t in_window_ps(int64_t from_ps, int64_t to_ps) const {
+    return std::max<int64_t>(0, std::min(to_ps, window_to_ps_) - std::max(from_ps, window_from_ps_));
+  }
+  // And of [from, to) in nanoseconds.
+  int64_t in_window_ns(int64_t from, int64_t to) const {
+    return std::max<int64_t>(0, std::min(to, window_to_ns_) - std::max(from, window_from_ns_));
+  }
+  // Its share of the platform's delivery for one message or notification (DeviceStats).
+  void count_delivery(const InterruptTimes& t);
   // A socket's messages of one instant go to the platform by drive, then vector
   // (SameTimeOrder, InterruptDelivery::key).
   void finish_unit(DeviceCommand c);
@@ -251,6 +263,8 @@ class Device {
   bool fe_scheduled_ = false;
   int64_t fe_free_ps_ = 0;     // front end free from (picoseconds keep the ceiling exact)
   int64_t fe_gap_ps_ = 0;
+  int64_t window_from_ps_ = 0, window_to_ps_ = INT64_MAX;  // measure_window
+  int64_t window_from_ns_ = 0, window_to_ns_ = INT64_MAX;
   int64_t d2h_free_ps_ = 0;
   int64_t h2d_free_ps_ = 0;
   double ps_per_byte_ = 0;

@@ -101,7 +101,8 @@ struct InterruptTimes {
   Time leaves;
   Time at_apic;
   int64_t unit_ns = 0;    // the time it took of its remapping unit (a drain it started included)
-  int64_t socket_ns = 0;  // and of its socket
+  int64_t socket_ns = 0;  // and of its socket, from `leaves` on
+  Time unit_done;         // the unit's part ended then (it began unit_ns before)
 };
 
 // The host's units and sockets, and each drive's way through them.
@@ -127,8 +128,9 @@ class InterruptDelivery {
     RemappingUnit& u = units_[drive_unit_[d]];
     SocketInterrupts& s = sockets_[drive_socket_[d]];
     const int64_t unit_before = u.busy_ns();
-    const Time taken = s.take(u.send(ready), ready);
-    return {taken, taken + s.message() + spec_.latency, u.busy_ns() - unit_before, s.message().count_ns()};
+    const Time sent = u.send(ready);
+    const Time taken = s.take(sent, ready);
+    return {taken, taken + s.message() + spec_.latency, u.busy_ns() - unit_before, s.message().count_ns(), sent};
   }
   // A posted notification for drive `d`'s vector, sent at `ready`: it goes to the core
   // through the socket's delivery only. The unit's drain and its ordered send are what
@@ -138,13 +140,13 @@ class InterruptDelivery {
   InterruptTimes notification(uint32_t d, Time ready) {
     SocketInterrupts& s = sockets_[drive_socket_[d]];
     const Time taken = s.take(ready, ready);
-    return {taken, taken + s.message() + spec_.latency, 0, s.message().count_ns()};
+    return {taken, taken + s.message() + spec_.latency, 0, s.message().count_ns(), taken};
   }
   // A posted message of drive `d` ready at `ready`: when it is in the descriptor, and
   // its time of the unit.
   InterruptTimes post(uint32_t d, Time ready) {
     const Time at = units_[drive_unit_[d]].post(ready);
-    return {at, at, spec_.post.count_ns(), 0};
+    return {at, at, spec_.post.count_ns(), 0, at};
   }
   // A request's key in its socket's instant: drive, then the device's messages, the host's
   // notifications (posted) and the device's read data, then vector or queue.

@@ -112,6 +112,7 @@ void System::run(const std::function<void(double)>& progress) {
   const Time window_start = Time::zero() + sc_.warmup;
   const Time window_end = window_start + sc_.duration;
   observer_.set_window(window_start, window_end);
+  for (auto& d : devices_) d->measure_window(window_start, window_end);
   job_model_.start(started_jobs_);
   kernel_.start_monitors(started_drives_);
   if (sc_.warmup == Duration::zero()) observer_.start_window();

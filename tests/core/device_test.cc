@@ -276,7 +276,36 @@ TEST_F(DeviceTest, TheLinkTimesEachTransferByItsOwnSize) {
   EXPECT_EQ(messages[0].at_ns, 11000);
   EXPECT_EQ(messages[1].at_ns, 13000);
   EXPECT_EQ(messages[2].at_ns, 14000);
-  EXPECT_EQ(dev->stats().link_busy, Duration::us(4));
+  EXPECT_EQ(dev->stats().link_busy_ps, 4'000'000);
+}
+
+// Busy figures count only what falls inside the measured window: a service or transfer
+// that straddles its end counts its part inside, so no share of the window passes 1.
+TEST_F(DeviceTest, BusyTimeCountsOnlyTheWindow) {
+  prof.link_bytes_per_s = 4096e6;  // 4 KiB per us
+  make(1);
+  dev->measure_window(Time::zero() + Duration::us(5), Time::zero() + Duration::us(12));
+  requests[0].bytes = 4096;
+  requests[1].bytes = 8192;
+  submit(0, 2);
+  run_until_us(100);
+  ASSERT_EQ(messages.size(), 2u);
+  const DeviceStats s = dev->stats();
+  // Both units serve 0..10 us: 5 us of each inside [5, 12).
+  EXPECT_EQ(s.unit_busy, Duration::us(10));
+  // The link is busy 10..11 and 11..13 us: 2 of its 3 us inside.
+  EXPECT_EQ(s.link_busy_ps, 2'000'000);
+}
+
+// The front end's share is its fetch time (1/iops_max a command) inside the window, not
+// the completions counted there (those of commands fetched before it start would count).
+TEST_F(DeviceTest, FrontEndBusyTimeCountsOnlyTheWindow) {
+  prof.iops_max = 1e6;  // one fetch per us
+  make(1);
+  dev->measure_window(Time::zero(), Time::zero() + Duration::ns(2500));
+  submit(0, 5);
+  run_until_us(100);
+  EXPECT_EQ(dev->stats().front_end_busy_ps, 2'500'000);
 }
 
 }  // namespace
