@@ -124,6 +124,7 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string format = "results";  // -o's layout: results (docs/results.md) or fio-json
   bool quiet = false;
+  bool check_invariants = false;
   // --replay FILE [--replay-service] [--replay-diff FILE] [--replay-drive NAME] [--replay-block-bytes N]
   std::string replay_path, replay_diff_path, replay_drive, replay_block_bytes;
   bool replay_service = false;
@@ -292,6 +293,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
   if (replay) ropts.replay = &*replay;
   if (!a.threads.empty()) ropts.threads = static_cast<unsigned>(*parse_threads(a.threads));
   ropts.memory_limit = opts.memory_limit;
+  ropts.check_invariants = ropts.check_invariants || a.check_invariants;
   if (auto e = outputs.open(a, ropts)) return input_error(*e);
   set_trace_limits(a, ls, opts, ropts);
   ProgressLine progress;
@@ -420,6 +422,9 @@ int run_main(int argc, char** argv) {
                   "(default: the machine's cores); the results do not depend on it")
       ->type_name("N")
       ->check(checked(parse_threads, kThreadsRule));
+  run->add_flag("--check-invariants", ra.check_invariants,
+                "check the results against their invariants (docs/results.md) and fail (exit 1) on a broken one; "
+                "always on in Debug builds");
   run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
   CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
   add_scenario_options(validate);

@@ -14,6 +14,7 @@
 #include "app/parallel_runs.h"
 #include "app/mode_share.h"
 #include "app/replay_report.h"
+#include "app/result_invariants.h"
 #include "app/run_record.h"
 #include "models/partition.h"
 #include "models/platform_placement.h"
@@ -252,6 +253,19 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
   return r;
 }
 
+// A record that breaks a law of the results is a bug of the model: the run fails loudly
+// rather than write it.
+void check(const results::RunRecord& r, const Scenario& sc, const RunOptions& opts) {
+  if (!opts.check_invariants) return;
+  const std::vector<std::string> broken = results::invariant_violations(r, sc);
+  if (broken.empty()) return;
+  std::string what = "the results break " + std::to_string(broken.size()) +
+                     " of their invariants (a bug of the model: please report it with the scenario and seed):";
+  for (std::size_t i = 0; i < broken.size() && i < 10; ++i) what += "\n  " + broken[i];
+  if (broken.size() > 10) what += "\n  ... and " + std::to_string(broken.size() - 10) + " more";
+  throw std::logic_error(what);
+}
+
 // The whole machine as one System: a scenario of one partition, or a run whose outputs
 // follow every event of the machine in one order (the traces, a replay). `partitions`:
 // how many the scenario has; more than one, and the results say why it ran as one.
@@ -303,6 +317,7 @@ json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t par
   std::vector<results::RunRecord> measured;
   measured.push_back(measured_by(sys));
   results::RunRecord record = merged(measured, nullptr, loaded);
+  check(record, sc, opts);
   if (partitions > 1)
     record.warnings.push_back("simulated as one System, not as its " + std::to_string(partitions) +
                               " independent partitions on their own threads: " + why +
@@ -332,6 +347,7 @@ json run_partitioned(const LoadedScenario& loaded, const Scenario& sc, const Par
     events[p] = sys.events();
   }, opts.progress);
   const results::RunRecord record = merged(measured, &parts, loaded);
+  check(record, sc, opts);
   if (info) {
     info->ios = record.aggregate.ios;
     info->events = std::accumulate(events.begin(), events.end(), uint64_t{0});

@@ -44,6 +44,15 @@ struct RunOptions {
   // false runs each as its own, as a reference for tests: the same figures (only the order
   // of events due at the same nanosecond may differ).
   bool fold_empty_polls = true;
+  // Check the results against their invariants (app/result_invariants.h) and fail the run
+  // (std::logic_error: an internal error) when one breaks. On in Debug builds -- the
+  // sanitizer stage and the fuzz targets run every input they load -- and where asked
+  // (--check-invariants, the tests).
+#ifdef NDEBUG
+  bool check_invariants = false;
+#else
+  bool check_invariants = true;
+#endif
 };
 
 struct RunInfo {

@@ -1,7 +1,9 @@
 // Fuzz target: a --replay trace's text (command-trace CSV or fio iolog v3) -> parse_replay
 // against scenarios/default.json, with and without --replay-service. Contract: a
 // ReplayTrace whose commands are in submit order on queues and jobs of the scenario, or an
-// InputError naming FILE:LINE; nothing else. An inflight row has no CQE seen.
+// InputError naming FILE:LINE; nothing else. An inflight row has no CQE seen. A trace that
+// ends within 2 ms is also replayed (run_scenario) with the results'
+// invariants checked: a broken one throws, the target's crash.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,20 +11,26 @@
 #include <variant>
 
 #include "app/replay_load.h"
+#include "app/run.h"
 #include "app/scenario_load.h"
 #include "fuzz/default_scenario.h"
 #include "models/topology.h"
 
 namespace {
 
-const nvmesim::Scenario& scenario() {
-  static const nvmesim::Scenario sc = [] {
+const nvmesim::LoadedScenario& loaded_scenario() {
+  static const nvmesim::LoadedScenario ls = [] {
     auto loaded = nvmesim::load_scenario_json(nvmesim::fuzz::default_scenario(), {});
     if (!std::holds_alternative<nvmesim::LoadedScenario>(loaded)) std::abort();
-    return std::get<nvmesim::LoadedScenario>(loaded).scenario;
+    nvmesim::LoadedScenario l = std::get<nvmesim::LoadedScenario>(std::move(loaded));
+    l.scenario.warmup = nvmesim::Duration::zero();
+    l.scenario.duration = nvmesim::Duration::us(100);  // replay lengthens it to the trace's end
+    return l;
   }();
-  return sc;
+  return ls;
 }
+
+const nvmesim::Scenario& scenario() { return loaded_scenario().scenario; }
 
 }  // namespace
 
@@ -56,6 +64,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // unit_done_ns is checked to lie between the doorbell and the posting.
       if (service && c.known_ahead > c.device_time) std::abort();
     }
+    nvmesim::Time last = nvmesim::Time::zero();
+    for (const auto& c : t.commands) last = max(last, c.seen != nvmesim::Time::never() ? c.seen : c.submit);
+    if (last > nvmesim::Time::zero() + nvmesim::Duration::ms(2)) continue;
+    nvmesim::RunOptions opts;
+    opts.replay = &t;
+    opts.threads = 1;
+    opts.check_invariants = true;
+    (void)nvmesim::run_scenario(loaded_scenario(), opts).dump();
   }
   return 0;
 }

@@ -277,6 +277,22 @@ TEST(Cli, RunWritesResultsAndSummary) {
   EXPECT_EQ(text.find("wall"), std::string::npos) << "no wall-clock figure in the results file";
 }
 
+// --check-invariants: the results are checked before they are written; a run that keeps
+// them exits 0 with the same file as without the check.
+TEST(Cli, CheckInvariantsKeepsAGoodRunsResults) {
+  auto dir = std::filesystem::temp_directory_path();
+  const std::string base = "run " + scenario() + " --set duration_us=2000 --set warmup_us=500 -q -o ";
+  Outcome a = cli(base + (dir / "nvmesim_cli_inv_a.json").string());
+  Outcome b = cli(base + (dir / "nvmesim_cli_inv_b.json").string() + " --check-invariants");
+  EXPECT_EQ(a.code, 0) << a.out;
+  EXPECT_EQ(b.code, 0) << b.out;
+  auto text = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(text(dir / "nvmesim_cli_inv_a.json"), text(dir / "nvmesim_cli_inv_b.json"));
+}
+
 TEST(Cli, FioJsonFormatWritesFiosLayout) {
   auto out = std::filesystem::temp_directory_path() / "nvmesim_cli_fio.json";
   Outcome o = cli("run " + scenario() + " --set duration_us=2000 --set warmup_us=1000 -q --format fio-json -o " +

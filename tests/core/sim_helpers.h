@@ -46,8 +46,16 @@ inline LoadedScenario load_or_fail(const nlohmann::json& doc, std::vector<std::s
   return std::get<LoadedScenario>(r);
 }
 
+// Options of every run a test makes: the results' invariants are checked (a broken one
+// throws, and the test fails), in Release builds too.
+inline RunOptions checked() {
+  RunOptions o;
+  o.check_invariants = true;
+  return o;
+}
+
 inline nlohmann::json run(const nlohmann::json& doc, std::vector<std::string> overrides = {}) {
-  return run_scenario(load_or_fail(doc, std::move(overrides)));
+  return run_scenario(load_or_fail(doc, std::move(overrides)), checked());
 }
 
 // The shipped default scenario with `overrides`; a load error fails the test.
@@ -67,7 +75,7 @@ inline nlohmann::json default_short(std::vector<std::string> overrides = {}) {
   overrides.insert(overrides.begin(), {"duration_us=4000", "warmup_us=3000"});
   LoadedScenario ls = load_default(std::move(overrides));
   if (::testing::Test::HasFailure()) return {};  // the load failed: nothing to run
-  return run_scenario(ls);
+  return run_scenario(ls, checked());
 }
 
 }  // namespace nvmesim::testing
