@@ -223,6 +223,7 @@ void set_trace_limits(const RunArgs& a, const nvmesim::LoadedScenario& ls, const
   nvmesim::TraceCaps caps = nvmesim::trace_caps(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
   ropts.trace_max_events = caps.trace_events;
   ropts.command_trace_max_records = caps.command_records;
+  ropts.timeline_cap = nvmesim::timeline_cap(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
   if (!a.trace_window.empty()) {
     TraceWindow w = *parse_trace_window(a.trace_window);
     ropts.trace_from_us = w.from_us;

@@ -32,6 +32,9 @@ MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trac
 
 inline constexpr std::size_t kMaxTraceRecords = 4'000'000;  // the recorders' own caps
 inline constexpr std::size_t kMinTraceRecords = 100'000;
+// Mode-timeline entries kept per queue or drive of an adaptive policy: the estimate counts
+// this many, and timeline_cap gives them more, up to kModeTimelineCap, as memory allows.
+inline constexpr std::size_t kMinTimelineEntries = 256;
 
 // How many records each requested trace may keep: the recorders' caps, fewer when the
 // memory left under `limit_bytes` after the rest of the run does not hold them. Past the
@@ -41,6 +44,12 @@ struct TraceCaps {
   std::size_t command_records = kMaxTraceRecords;
 };
 TraceCaps trace_caps(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace);
+
+// How many mode changes each queue (or drive, for a drive policy) of an adaptive policy
+// may keep: kModeTimelineCap, fewer when the memory left under `limit_bytes` does not
+// hold them (it shares what is left with the traces asked for). Past the cap changes are
+// counted (`timeline_dropped`), not kept; nothing else in the results is affected.
+std::size_t timeline_cap(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace);
 
 // An InputError naming the largest part's path when the estimate exceeds `limit_bytes`
 // (or the model's 2^31 request ids).

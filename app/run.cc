@@ -250,6 +250,15 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
                          std::to_string((sc.warmup - *sc.warmup_given).count_ns() / 1000) +
                          " us into the run (warmup_covers_policy false keeps the warm-up as given)");
   add_mode_shares(sc, r);
+  uint64_t dropped = 0, capped = 0;
+  std::size_t kept = 0;
+  for (const results::QueueRecord& q : r.queues)
+    if (q.timeline_dropped > 0) ++capped, dropped += q.timeline_dropped, kept = std::max(kept, q.timeline.size());
+  if (capped > 0)
+    r.warnings.push_back("the mode timelines of " + std::to_string(capped) + " queue(s) were capped at " +
+                         std::to_string(kept) + " entries each (--memory-limit sets how many fit): " +
+                         std::to_string(dropped) + " later mode changes are counted in timeline_dropped, not kept, "
+                         "and those queues have no mode_share");
   return r;
 }
 
@@ -273,6 +282,7 @@ json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t par
                const RunOptions& opts, RunInfo* info) {
   System sys(sc, opts.replay);
   sys.fold_empty_polls(opts.fold_empty_polls);
+  sys.cap_timelines(opts.timeline_cap);
   // Both traces end by default 10 ms into the measured window. The Perfetto trace starts
   // with the measured window; the command trace at the run's start, so that a replay of it
   // has every command the recorded ones depended on. --trace-window sets both.
@@ -341,6 +351,7 @@ json run_partitioned(const LoadedScenario& loaded, const Scenario& sc, const Par
   run_parallel(parts.size(), threads, [&](std::size_t p, const ProgressFn& progress) {
     System sys(sc);
     sys.fold_empty_polls(opts.fold_empty_polls);
+    sys.cap_timelines(opts.timeline_cap);
     sys.limit_to(parts.parts()[p]);
     sys.run(progress);
     measured[p] = measured_by(sys);

@@ -10,6 +10,7 @@
 
 #include "app/scenario_load.h"
 #include "models/replay_trace.h"
+#include "vocab/mode_timeline.h"
 
 namespace nvmesim {
 
@@ -44,6 +45,9 @@ struct RunOptions {
   // false runs each as its own, as a reference for tests: the same figures (only the order
   // of events due at the same nanosecond may differ).
   bool fold_empty_polls = true;
+  // Mode changes kept per queue or drive (timeline_cap in app/memory_estimate.h gives the
+  // CLI's under its memory limit); later ones are counted in timeline_dropped.
+  std::size_t timeline_cap = kModeTimelineCap;
   // Check the results against their invariants (app/result_invariants.h) and fail the run
   // (std::logic_error: an internal error) when one breaks. On in Debug builds -- the
   // sanitizer stage and the fuzz targets run every input they load -- and where asked

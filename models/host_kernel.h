@@ -25,6 +25,7 @@
 #include "models/timer_interrupt.h"
 #include "models/topology.h"
 #include "sim/event_queue.h"
+#include "vocab/mode_timeline.h"
 #include "vocab/scenario.h"
 
 namespace nvmesim {
@@ -102,6 +103,10 @@ class HostKernel {
   CoreSoftirq& softirq(uint32_t core) { return (*m_.softirqs)[core]; }
   CqReaper& reaper() { return *m_.reaper; }
   RunObserver& observer() { return *m_.observer; }
+  // Mode changes kept per queue or drive (later ones are counted, not kept): at most
+  // kModeTimelineCap, fewer when the memory limit holds fewer (run options).
+  std::size_t timeline_cap() const { return timeline_cap_; }
+  void set_timeline_cap(std::size_t n) { timeline_cap_ = n; }
 
  private:
   static void on_msix(void* self, uint32_t drive, uint32_t vector, Duration after, bool posted);
@@ -145,6 +150,7 @@ class HostKernel {
   std::vector<PostedCore> posted_;
   std::vector<Duration> msix_delivery_;  // per drive: its profile's msix_delivery
   std::vector<CoreTimerInterrupt> timer_irqs_;
+  std::size_t timeline_cap_ = kModeTimelineCap;
 };
 
 }  // namespace nvmesim

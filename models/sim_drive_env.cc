@@ -22,7 +22,7 @@ void SimDriveEnv::set_coalescing(uint32_t thr, uint32_t time_100us) {
 void SimDriveEnv::mode_change(std::string_view from, std::string_view to, std::string reason) {
   host_->observer().mode_change(nullptr, now(), from, to, reason);
   auto& tl = host_->drive(drive_).timeline;
-  if (tl.size() < kModeTimelineCap) tl.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
+  if (tl.size() < host_->timeline_cap()) tl.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
 }
 
 }  // namespace nvmesim

@@ -6,7 +6,7 @@ void SimQueueEnv::mode_change(std::string_view from, std::string_view to, std::s
   HostQueue& q = *q_;
   ++q.counters.mode_changes;
   host_->observer().mode_change(&q, now(), from, to, reason);
-  if (q.timeline.size() >= kModeTimelineCap) {
+  if (q.timeline.size() >= host_->timeline_cap()) {
     ++q.timeline_dropped;
     return;
   }

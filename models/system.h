@@ -56,6 +56,8 @@ class System {
   // Polling passes certain to find nothing fold into one segment (the default; see
   // models/empty_poll_fold.h). Off: one segment per pass, as a reference for tests.
   void fold_empty_polls(bool on) { job_model_.set_fold_empty_polls(on); }
+  // Mode changes kept per queue or drive (HostKernel::timeline_cap). Before the run.
+  void cap_timelines(std::size_t n) { kernel_.set_timeline_cap(n); }
   // Records a Perfetto trace of the run into `trace` (call before run()).
   void enable_trace(sim::TraceRecorder* trace) { observer_.enable_trace(trace); }
   // Records the per-command trace (docs/trace-format.md) into `log` (call before run()).

@@ -401,6 +401,49 @@ TEST(MemoryEstimate, TraceBuffersGetWhatTheLimitLeaves) {
   EXPECT_EQ(big.command_records, kMaxTraceRecords);
 }
 
+// The mode timelines (1 KB an entry kept, results included) are in the estimate and fit
+// under the memory limit: a policy flipping modes on every queue once grew a run past
+// 3.8 GB that was estimated at 32 MB.
+TEST(MemoryEstimate, ModeTimelinesAreCountedAndCappedToTheLimit) {
+  auto load = [](const std::string& policy) {
+    LoadOptions o;
+    o.overrides = {"policy.name=" + policy};
+    auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
+    EXPECT_TRUE(std::holds_alternative<LoadedScenario>(r));
+    return std::get<LoadedScenario>(r).scenario;
+  };
+  const Scenario wm = load("watermark"), irq = load("irq");
+  auto part = [](const Scenario& sc) {
+    for (const MemoryPart& p : estimate_memory(sc, false, false).parts)
+      if (p.what == "mode timelines") return p.bytes;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(part(irq), 0u);  // the baselines keep no timeline
+  EXPECT_EQ(part(wm), 16u * kMinTimelineEntries * 1024);  // the 16 queues the jobs use
+  const std::size_t small = timeline_cap(wm, 70ull << 20, false, false);
+  EXPECT_GE(small, kMinTimelineEntries);
+  EXPECT_LT(small, kModeTimelineCap);
+  EXPECT_LT(timeline_cap(wm, 70ull << 20, true, true), small);  // shared with two traces
+  EXPECT_EQ(timeline_cap(wm, limits::kMaxMemoryLimitBytes, false, false), kModeTimelineCap);
+}
+
+TEST(MemoryEstimate, ACappedTimelineCountsWhatItDropsAndSaysSo) {
+  LoadedScenario ls = testing::load_default({"policy.name=watermark", "policy.params.max_loops=1",
+                                             "duration_us=5000", "warmup_us=0", "warmup_covers_policy=false"});
+  RunOptions o = testing::checked();
+  o.timeline_cap = 10;
+  const nlohmann::json r = run_scenario(ls, o);
+  uint64_t dropped = 0;
+  for (const auto& q : r["queues"]) {
+    EXPECT_LE(q["mode_timeline"].size(), 10u);
+    dropped += q["timeline_dropped"].get<uint64_t>();
+  }
+  EXPECT_GT(dropped, 0u);
+  bool said = false;
+  for (const auto& w : r["warnings"]) said |= w.get<std::string>().find("capped at 10 entries") != std::string::npos;
+  EXPECT_TRUE(said) << r["warnings"].dump();
+}
+
 // ---- text that is not UTF-8 (fuzz findings overrides_fuzz/invalid_utf8_value and
 // fio_job_fuzz/invalid_utf8_cpus_allowed): refused where it enters, naming the place,
 // instead of an exception when a message or the results are written.
