@@ -1,5 +1,8 @@
 #include "app/json_text.h"
 
+#include <functional>
+#include <set>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,14 +37,79 @@ bool text_depth_exceeds(const std::string& text, int max_depth) {
   return false;
 }
 
+// A key that appears twice in one object: nlohmann keeps the last silently, so a first
+// value that is wrong (or a pasted block that repeats a key) would be hidden.
+struct DuplicateKey {
+  std::string path;  // JSON pointer of the repeated key
+};
+
+// The JSON pointer escape of one key (RFC 6901).
+std::string pointer_token(std::string_view key) {
+  std::string t;
+  for (char c : key) {
+    if (c == '~') t += "~0";
+    else if (c == '/') t += "~1";
+    else t += c;
+  }
+  return t;
+}
+
+// Follows the parse (nlohmann's callback) to know where it is, and throws DuplicateKey
+// at a key its object already has.
+class KeyTracker {
+ public:
+  bool operator()(int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: frames_.push_back({true, {}, {}, 0}); break;
+      case json::parse_event_t::array_start: frames_.push_back({false, {}, {}, 0}); break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) throw DuplicateKey{path()};
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value: element_done(); break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;    // an object's current key
+    std::size_t index;  // an array's current element
+  };
+  void element_done() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) p += "/" + (f.object ? pointer_token(f.key) : std::to_string(f.index));
+    return p;
+  }
+  std::vector<Frame> frames_;
+};
+
 }  // namespace
 
 std::variant<json, JsonTextError> parse_json_text(const std::string& text) {
+  // A NUL byte ends the text for some readers and not for others: never valid here.
+  if (auto nul = text.find('\0'); nul != std::string::npos)
+    return JsonTextError{false, "invalid JSON: a NUL byte at offset " + std::to_string(nul)};
   // The top-level value is depth 0, as in json_depth_exceeds: max_depth + 1 brackets.
   if (text_depth_exceeds(text, limits::kMaxJsonDepth))
     return JsonTextError{true, "invalid JSON: nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels"};
   try {
-    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    KeyTracker keys;
+    return json::parse(text, std::ref(keys), /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const DuplicateKey& d) {
+    return JsonTextError{false, "invalid JSON: duplicate key at " + d.path + " (a key may appear once in an object)"};
   } catch (const json::parse_error& e) {
     return JsonTextError{false, "invalid JSON: " + std::string(e.what())};
   } catch (const json::out_of_range& e) {  // a number past double's range (1e400)

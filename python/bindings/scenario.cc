@@ -9,6 +9,7 @@
 
 #include <pybind11/stl.h>
 
+#include "app/json_text.h"
 #include "app/scenario_load.h"
 #include "python/bindings/bindings.h"
 
@@ -41,8 +42,10 @@ LoadedScenario load_file(const std::string& path, std::string base_dir,
 
 LoadedScenario load_json(const std::string& text, std::string base_dir,
                          std::vector<std::string> overrides, std::optional<uint64_t> seed) {
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) raise_input_error(InputError{"", "scenario is not valid JSON"});
+  // The CLI's parser: comments allowed, nesting bounded, duplicate keys and NUL bytes refused.
+  auto parsed = parse_json_text(text);
+  if (auto* e = std::get_if<JsonTextError>(&parsed)) raise_input_error(InputError{"", "scenario: " + e->message});
+  nlohmann::json doc = std::move(std::get<nlohmann::json>(parsed));
   LoadOptions opts = make_options(std::move(base_dir), std::move(overrides), seed);
   LoadResult result = [&] {
     py::gil_scoped_release release;

@@ -221,6 +221,29 @@ TEST(InputSafety, DeepNestingIsRefusedBeforeAnythingRecurses) {
   EXPECT_EQ(doc_error(shallow).path, "/jobs/0/iodepth");
 }
 
+// A key twice in one object hid its first value (nlohmann keeps the last); a NUL byte
+// ended the text for one reader and not another. Both are errors naming where.
+TEST(JsonText, DuplicateKeysAndNulBytesAreRefused) {
+  auto error = [](const std::string& text) {
+    auto r = parse_json_text(text);
+    return std::holds_alternative<JsonTextError>(r) ? std::get<JsonTextError>(r).message : std::string("parsed");
+  };
+  EXPECT_EQ(error(R"({"seed": "bad", "seed": 3})"),
+            "invalid JSON: duplicate key at /seed (a key may appear once in an object)");
+  EXPECT_NE(error(R"({"jobs": [{"a": 1}, {"b": 1, "c": {"x/y": 1, "x/y": 2}}]})").find("at /jobs/1/c/x~1y"),
+            std::string::npos);
+  EXPECT_NE(error(R"([[1, {"k": 1}], [2, {"k": 1, "k": 2}]])").find("at /1/1/k"), std::string::npos);
+  // The same key in two objects is fine; so are equal values under other keys.
+  EXPECT_EQ(error(R"({"a": {"k": 1}, "b": {"k": 1}, "c": [{"k": 1}, {"k": 2}]})"), "parsed");
+  EXPECT_EQ(error(std::string("{\"a\": 1}\0garbage", 17)), "invalid JSON: a NUL byte at offset 8");
+  // In a scenario file, with the file's name.
+  fs::path f = temp_file("nvmesim_dup.json", R"({"name": "x", "name": "y"})");
+  auto r = load_scenario_file(f.string(), {});
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_NE(std::get<InputError>(r).message.find("duplicate key at /name"), std::string::npos)
+      << std::get<InputError>(r).message;
+}
+
 TEST(JsonText, DepthLimitCountsBracketsOutsideStringsAndComments) {
   auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
   EXPECT_TRUE(std::holds_alternative<json>(parse_json_text(nested(limits::kMaxJsonDepth))));
