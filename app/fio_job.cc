@@ -26,6 +26,9 @@ std::string trim(const std::string& s) {
 struct Option {
   std::string value;
   int line = 0;
+  // Values this one replaced (the same option earlier in its section, or in [global]):
+  // fio's last one wins, but every one must be valid, as fio checks each as it reads it.
+  std::vector<Option> replaced;
 };
 using Section = std::map<std::string, Option>;
 
@@ -51,6 +54,7 @@ std::variant<FioSections, InputError> parse_fio_sections(const std::string& text
   while (std::getline(in, line)) {
     ++lineno;
     if (!valid_utf8(line)) return InputError{file + ":" + std::to_string(lineno), "is not valid UTF-8 text"};
+    if (line.find('\0') != std::string::npos) return InputError{file + ":" + std::to_string(lineno), "has a NUL byte"};
     std::string t = trim(line);
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[') {
@@ -68,7 +72,13 @@ std::variant<FioSections, InputError> parse_fio_sections(const std::string& text
     if (!cur) return InputError{file + ":" + std::to_string(lineno), "option outside a section"};
     auto eq = t.find('=');
     std::string key = trim(t.substr(0, eq)), val = eq == std::string::npos ? "" : trim(t.substr(eq + 1));
-    (*cur)[key] = Option{val, lineno};
+    Option next{val, lineno, {}};
+    if (auto it = cur->find(key); it != cur->end()) {
+      next.replaced = std::move(it->second.replaced);
+      it->second.replaced.clear();
+      next.replaced.push_back(std::move(it->second));
+    }
+    (*cur)[key] = std::move(next);
   }
   if (jobs.empty()) return InputError{file, "no job section"};
   return FioSections{std::move(global), std::move(jobs)};
@@ -152,11 +162,26 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
   std::optional<int64_t> runtime, ramp;
   for (const auto& [name, own] : sections.jobs) {
     Section s = sections.global;
-    for (const auto& [k, v] : own) s[k] = v;
+    for (const auto& [k, v] : own) {
+      Option o = v;
+      if (auto g = sections.global.find(k); g != sections.global.end()) {  // [global]'s values came first
+        std::vector<Option> before = g->second.replaced;
+        before.push_back(Option{g->second.value, g->second.line, {}});
+        before.insert(before.end(), o.replaced.begin(), o.replaced.end());
+        o.replaced = std::move(before);
+      }
+      s[k] = std::move(o);
+    }
     json j;
     j["name"] = name;
-    for (const auto& [key, opt] : s)
+    for (const auto& [key, opt] : s) {
+      for (const Option& earlier : opt.replaced) {  // checked, then replaced
+        json scratch;
+        std::optional<int64_t> r0, r1;
+        if (auto e = apply_fio_option(key, earlier, file, scratch, r0, r1)) return *e;
+      }
       if (auto e = apply_fio_option(key, opt, file, j, runtime, ramp)) return *e;
+    }
     out_jobs.push_back(j);
   }
   patch["jobs"] = out_jobs;

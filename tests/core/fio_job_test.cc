@@ -53,6 +53,23 @@ TEST(FioJob, ErrorsNameFileLineAndOption) {
   EXPECT_EQ(std::get<InputError>(r).message, "no job section");
 }
 
+// A repeated option: the last value wins (fio's rule), but every value is checked, as
+// fio checks each as it reads it, including a [global] value a job section replaces.
+TEST(FioJob, RepeatedOptionsAreEachCheckedAndTheLastWins) {
+  auto r = fio_text_to_scenario_patch("[j]\niodepth=abc\niodepth=4\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2");
+  r = fio_text_to_scenario_patch("[global]\niodepth=zz\n[j]\niodepth=4\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2");
+  r = fio_text_to_scenario_patch("[global]\niodepth=8\n[j]\niodepth=4\niodepth=2\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r));
+  EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["iodepth"], 2);
+  r = fio_text_to_scenario_patch(std::string("[j]\niodepth=4\0junk\n", 20), "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).path, "a.fio:2");
+}
+
 TEST(FioJob, AJobFileRunsOnTheDefaultTestbed) {
   auto dir = std::filesystem::temp_directory_path();
   auto f = dir / "nvmesim_fio_test.fio";
