@@ -297,11 +297,13 @@ int run_or_validate(bool validate, const RunArgs& a) {
   ProgressLine progress;
   ropts.progress = progress.callback(a.quiet);
   nvmesim::RunInfo info;
+  nvmesim::results::RunRecord record;
+  if (a.format == "fio-json") ropts.record_out = &record;
   nlohmann::json results = nvmesim::run_scenario(ls, ropts, &info);
   progress.clear();
 
   if (!a.out_path.empty())
-    outputs.results.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(results).dump(2) + "\n"
+    outputs.results.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(record, replay.has_value()).dump(2) + "\n"
                                                         : nvmesim::dump_results(results));
   if (auto e = outputs.close()) {
     std::cerr << "nvmesim: " << *e << "\n";

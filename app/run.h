@@ -12,6 +12,9 @@
 #include "models/replay_trace.h"
 
 namespace nvmesim {
+namespace results {
+struct RunRecord;
+}
 
 struct RunOptions {
   std::function<void(double)> progress;  // fraction of simulated time done; may be empty
@@ -44,6 +47,9 @@ struct RunOptions {
   // false runs each as its own, as a reference for tests: the same figures (only the order
   // of events due at the same nanosecond may differ).
   bool fold_empty_polls = true;
+  // When set, receives the typed record the results document was written from (what
+  // other writers need beyond the document: histograms, a job's reads and writes apart).
+  results::RunRecord* record_out = nullptr;
 };
 
 struct RunInfo {
