@@ -260,6 +260,9 @@ class ProgressLine {
 int report_run(const RunArgs& a, const nlohmann::json& results, const nvmesim::RunInfo& info) {
   if (!a.quiet) nvmesim::print_summary(std::cout, results);
   if (int code = finish_stdout(0)) return code;  // the summary before the speed line on stderr
+  if (results.contains("replay") && results["replay"].contains("span") &&
+      results["replay"]["span"].value("warning", nlohmann::json()).is_string())
+    std::fprintf(stderr, "nvmesim: warning: %s\n", results["replay"]["span"]["warning"].get<std::string>().c_str());
   if (!a.trace_path.empty())
     std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", a.trace_path.c_str(),
                  info.trace_dropped ? ", event cap reached: later events dropped" : "");

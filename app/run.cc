@@ -353,7 +353,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     // The run covers the whole trace (its measured window may grow to do so).
     Time last = Time::zero();
     for (const ReplayCommand& c : opts.replay->commands) last = max(last, c.seen != Time::never() ? c.seen : c.submit);
-    const Time end_needed = last + Duration::ms(1);
+    const Time end_needed = last + kReplayTail;
     if (Time::zero() + sc.warmup + sc.duration < end_needed) sc.duration = end_needed - (Time::zero() + sc.warmup);
   }
   const Partitioning parts = Partitioning::of(sc, Topology::of(sc));
