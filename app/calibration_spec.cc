@@ -158,6 +158,7 @@ std::optional<InputError> read_run(const json& obj, const std::string& where, co
     const std::string name = fs::path(file).filename().string();
     if (measured.source == "fio") {
       run.source = "fio JSON " + name;
+      if (!measured.latency_from.empty()) run.source += " (latency from " + measured.latency_from + ")";
     } else {
       run.source = std::string(measured.source == "hw" ? "hw" : "simulator") + " results " + name;
       if (!have_scenario && doc->contains("scenario") && (*doc)["scenario"].is_object()) {

@@ -1,21 +1,28 @@
-// fio's JSON output layout (`fio --output-format=json`) written from a results document
-// (docs/results.md), so that scripts written for fio read simulator and hw results.
-// docs/compare.md lists what maps to what and which fio keys we cannot know.
+// fio's JSON output layout (`fio --output-format=json`, as fio 3.x's stat.c writes it)
+// written from a run's record, so that scripts written for fio's output read the
+// simulator's unchanged. docs/results.md ("fio-json") says what each key holds here;
+// docs/compare.md what maps to what.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include "app/run_record.h"
+
 namespace nvmesim {
 
-// The fio percentiles we can fill: the results' `latency_ns` percentiles. The file says so
-// in each job's options ("percentile_list"), as fio's own output does when asked for these.
-inline constexpr const char* kFioPercentileList = "50:90:99:99.9:99.99";
+// fio's default percentile_list, in its order: the keys of every clat_ns / lat_ns
+// "percentile" object (printf "%f" of each).
+inline constexpr double kFioPercentiles[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                             80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+// The fio version whose layout is written; "fio version" is this, marked as ours.
+inline constexpr const char* kFioVersion = "fio-3.42-nvmesim";
 
-// One fio job per job clone (`results.jobs[]`: fio without group_reporting also reports
-// each clone of numjobs as its own job). Direction by the job's rw: reads under "read",
-// writes under "write", mixed jobs under "mixed" (fio's unified_rw_reporting=mixed: the
-// results do not split a job by direction). Pre: `results` is an `nvmesim-results/1`
-// document (simulator or hw).
-nlohmann::json fio_json_of(const nlohmann::json& results);
+// One fio job per job clone (fio without group_reporting also reports each clone of
+// numjobs as its own job), each with fio's read, write, trim and sync sections. A job's
+// reads and writes go to their own sections (a randrw job fills both); a record without
+// that split (hw runs) puts a mixed job under "mixed" (fio's unified_rw_reporting=mixed).
+// `replay`: the jobs submitted a trace's commands (an open loop: no iodepth_level).
+// Its keys in fio's order (ordered_json).
+nlohmann::ordered_json fio_json_of(const results::RunRecord& record, bool replay = false);
 
 }  // namespace nvmesim

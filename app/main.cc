@@ -262,6 +262,9 @@ class ProgressLine {
 int report_run(const RunArgs& a, const nlohmann::json& results, const nvmesim::RunInfo& info) {
   if (!a.quiet) nvmesim::print_summary(std::cout, results);
   if (int code = finish_stdout(0)) return code;  // the summary before the speed line on stderr
+  if (results.contains("replay") && results["replay"].contains("span") &&
+      results["replay"]["span"].value("warning", nlohmann::json()).is_string())
+    std::fprintf(stderr, "nvmesim: warning: %s\n", results["replay"]["span"]["warning"].get<std::string>().c_str());
   if (!a.trace_path.empty())
     std::fprintf(stderr, "trace: %s (open in ui.perfetto.dev)%s\n", a.trace_path.c_str(),
                  info.trace_dropped ? ", event cap reached: later events dropped" : "");
@@ -300,11 +303,13 @@ int run_or_validate(bool validate, const RunArgs& a) {
   ProgressLine progress;
   ropts.progress = progress.callback(a.quiet);
   nvmesim::RunInfo info;
+  nvmesim::results::RunRecord record;
+  if (a.format == "fio-json") ropts.record_out = &record;
   nlohmann::json results = nvmesim::run_scenario(ls, ropts, &info);
   progress.clear();
 
   if (!a.out_path.empty())
-    outputs.results.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(results).dump(2) + "\n"
+    outputs.results.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(record, replay.has_value()).dump(2) + "\n"
                                                         : nvmesim::dump_results(results));
   if (auto e = outputs.close()) {
     std::cerr << "nvmesim: " << *e << "\n";

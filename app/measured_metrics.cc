@@ -41,15 +41,15 @@ std::optional<InputError> check_results(const nlohmann::json& doc, const std::st
 
 std::variant<MeasuredMetrics, InputError> read_measured_metrics(const nlohmann::json& doc, const std::string& where) {
   if (is_fio_json(doc)) {
-    MeasuredMetrics m{"fio", {}};
-    if (auto e = metrics_of_fio(doc, where, m.metrics)) return *e;
+    MeasuredMetrics m{"fio", {}, ""};
+    if (auto e = metrics_of_fio(doc, where, m.metrics, &m.latency_from)) return *e;
     return m;
   }
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != "nvmesim-results/1")
     return InputError{where, "neither an nvmesim-results/1 document nor fio JSON (fio --output-format=json)"};
   if (auto e = check_results(doc, where)) return *e;
   const bool hw = doc.contains("source") && doc["source"] == "hw";
-  return MeasuredMetrics{hw ? "hw" : "sim", metrics_of_results(doc)};
+  return MeasuredMetrics{hw ? "hw" : "sim", metrics_of_results(doc), ""};
 }
 
 bool is_metric_name(const std::string& name) {
@@ -90,12 +90,15 @@ MetricValues metrics_of_results(const nlohmann::json& doc) {
   return m;
 }
 
-std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out) {
+std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out,
+                                         std::string* latency_from) {
+  if (latency_from) latency_from->clear();
   const auto& jobs = doc["jobs"];
   if (jobs.empty()) return InputError{where + "/jobs", "empty"};
   double iops = 0, usr = 0, sys = 0;
   int directions = 0;
   const nlohmann::json* percentiles = nullptr;
+  const char* percentiles_of = "";
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string jw = where + "/jobs/" + std::to_string(i);
     const auto& job = jobs[i];
@@ -109,8 +112,14 @@ std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::s
         continue;
       iops += num(obj["iops"]);
       ++directions;
-      if (obj.contains("clat_ns") && obj["clat_ns"].is_object() && obj["clat_ns"].contains("percentile"))
-        percentiles = &obj["clat_ns"]["percentile"];
+      // lat_ns first: submit to reap, the simulator's latency; fio writes its percentiles
+      // only with lat_percentiles=1, clat_ns's by default.
+      for (const char* key : {"lat_ns", "clat_ns"})
+        if (obj.contains(key) && obj[key].is_object() && obj[key].contains("percentile")) {
+          percentiles = &obj[key]["percentile"];
+          percentiles_of = key;
+          break;
+        }
     }
     for (const char* key : {"usr_cpu", "sys_cpu"})
       if (job.contains(key) && !job[key].is_number()) return InputError{jw + "/" + key, "not a number"};
@@ -127,6 +136,7 @@ std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::s
   if (directions == 1 && percentiles && percentiles->is_object()) {
     for (auto [name, key] : {std::pair{"lat_p50", "50.000000"}, {"lat_p99", "99.000000"}, {"lat_p99.9", "99.900000"}})
       if (percentiles->contains(key) && (*percentiles)[key].is_number()) out[name] = num((*percentiles)[key]);
+    if (latency_from) *latency_from = percentiles_of;
   }
   return std::nullopt;
 }

@@ -30,13 +30,19 @@ MetricValues metrics_of_results(const nlohmann::json& doc);
 
 // A fio JSON output's metrics: IOPS summed over jobs and directions; latency percentiles
 // only from one job (or group_reporting), where fio gives them as they are; cpu_app,
-// cpu_kernel, cpu_busy from usr_cpu/sys_cpu. An error names the JSON path under `where`.
-std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out);
+// cpu_kernel, cpu_busy from usr_cpu/sys_cpu. The percentiles are lat_ns's (submit to
+// reap, what the simulator measures) when fio wrote them (lat_percentiles=1), else
+// clat_ns's (fio's default: from the submission's end); `latency_from` (when given) is
+// set to the key read, or "" when no latency was read. An error names the JSON path
+// under `where`.
+std::optional<InputError> metrics_of_fio(const nlohmann::json& doc, const std::string& where, MetricValues& out,
+                                         std::string* latency_from = nullptr);
 
 // A measurement file's metrics and what it is: "sim" or "hw" (results) or "fio".
 struct MeasuredMetrics {
   std::string source;
   MetricValues metrics;
+  std::string latency_from;  // fio: "lat_ns" or "clat_ns" (metrics_of_fio), "" if none was read
 };
 
 // Any document: its metrics, or an InputError naming the JSON path under `where` (a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace nvmesim {
@@ -16,6 +17,62 @@ bool known(Time t) { return t != Time::never(); }
 int64_t percentile(const std::vector<int64_t>& sorted, double p) {
   auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
   return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+// The trace's span (its first to last recorded time) and the I/O rates inside the part of
+// it that the measured window covers: completions whose CQE was seen there, replayed and
+// as recorded. Outside the span the replay has no commands, so a rate over the whole
+// window would count idle time the recording did not have.
+json span_summary(const ReplayTrace& trace, const System& sys) {
+  Time first = Time::never(), last = Time::zero();
+  for (const ReplayCommand& c : trace.commands) {
+    first = min(first, c.submit);
+    for (Time t : {c.submit, c.doorbell, c.posted, c.seen})
+      if (known(t)) last = max(last, t);
+    if (c.inflight) last = max(last, c.post_not_before);  // the row's t_ns: the recording's end
+  }
+  const Time window_from = Time::zero() + sys.scenario().warmup;
+  const Time window_to = window_from + sys.window();
+  json j;
+  if (!known(first)) return j;  // no commands
+  j["from_ns"] = first.ns();
+  j["to_ns"] = last.ns();
+  const Time from = max(first, window_from), to = min(last, window_to);
+  j["measured_from_ns"] = from.ns();
+  j["measured_to_ns"] = to.ns();
+  // Past the span's end by more than the tail the replay adds to finish its last commands.
+  const bool past = window_from < first || window_to > last + kReplayTail;
+  j["window_extends_past_span"] = past;
+  j["warning"] = past ? json("the measured window (" + std::to_string(window_from.ns()) + " to " +
+                             std::to_string(window_to.ns()) + " ns) extends past the trace's span (" +
+                             std::to_string(first.ns()) + " to " + std::to_string(last.ns()) +
+                             " ns, plus the replay's " + std::to_string(kReplayTail.count_ns() / 1000000) +
+                             " ms to finish its last commands): the results' rates are over the whole window, "
+                             "replay.span's over the span")
+                      : json(nullptr);
+  if (to <= from) {
+    j["ios"] = nullptr;
+    j["iops"] = nullptr;
+    j["recorded_ios"] = nullptr;
+    j["recorded_iops"] = nullptr;
+    return j;
+  }
+  const auto& sim = sys.replayed();
+  uint64_t ios = 0, recorded = 0;
+  bool any_recorded = false;
+  auto inside = [&](Time t) { return known(t) && t >= from && t < to; };
+  for (std::size_t i = 0; i < trace.commands.size(); ++i) {
+    const ReplayCommand& c = trace.commands[i];
+    if (inside(sim[i].seen) && known(sim[i].reaped)) ++ios;
+    if (known(c.seen)) any_recorded = true;
+    if (inside(c.seen)) ++recorded;
+  }
+  const double secs = static_cast<double>((to - from).count_ns()) / 1e9;
+  j["ios"] = ios;
+  j["iops"] = static_cast<double>(ios) / secs;
+  j["recorded_ios"] = any_recorded ? json(recorded) : json(nullptr);  // an iolog records no completion
+  j["recorded_iops"] = any_recorded ? json(static_cast<double>(recorded) / secs) : json(nullptr);
+  return j;
 }
 
 }  // namespace
@@ -60,6 +117,7 @@ json replay_summary(const ReplayTrace& trace, const System& sys) {
   j["inflight"] = inflight;
   j["identical"] = seen_diff.empty() ? json(nullptr) : json(identical);
   j["in_flight_at_start"] = in_flight_at_start;
+  j["span"] = span_summary(trace, sys);
   j["submitted_late"] = submitted_late;
   if (seen_diff.empty()) {
     j["cqe_seen_abs_diff_ns"] = nullptr;

@@ -46,6 +46,8 @@ void add_jobs(const System& sys, results::RunRecord& r, std::vector<Figures>& q_
       jr.figures.bytes += j.bytes[s];
       jr.figures.irq.add(sys.queue_counters(gq), sys.queue_lazy_masked(gq));
     }
+    jr.by_direction.emplace();
+    for (std::size_t d = 0; d < 2; ++d) (*jr.by_direction)[d] = {j.ios_by_dir[d], j.bytes_by_dir[d], j.latency_by_dir[d]};
     jr.name = j.spec->name;
     jr.job = j.spec_index;
     jr.clone = j.clone;
@@ -334,6 +336,7 @@ json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t par
                               " record the whole machine's events in one order");
   if (info) info->ios = record.aggregate.ios;
   json out = results::to_json(record);
+  if (opts.record_out) *opts.record_out = record;
   if (opts.replay) {
     out["replay"] = replay_summary(*opts.replay, sys);
     if (opts.replay_diff_out) write_replay_diff(*opts.replay_diff_out, *opts.replay, sys);
@@ -363,6 +366,7 @@ json run_partitioned(const LoadedScenario& loaded, const Scenario& sc, const Par
     info->ios = record.aggregate.ios;
     info->events = std::accumulate(events.begin(), events.end(), uint64_t{0});
   }
+  if (opts.record_out) *opts.record_out = record;
   return results::to_json(record);
 }
 
@@ -375,7 +379,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
     // The run covers the whole trace (its measured window may grow to do so).
     Time last = Time::zero();
     for (const ReplayCommand& c : opts.replay->commands) last = max(last, c.seen != Time::never() ? c.seen : c.submit);
-    const Time end_needed = last + Duration::ms(1);
+    const Time end_needed = last + kReplayTail;
     if (Time::zero() + sc.warmup + sc.duration < end_needed) sc.duration = end_needed - (Time::zero() + sc.warmup);
   }
   const Partitioning parts = Partitioning::of(sc, Topology::of(sc));

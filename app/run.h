@@ -13,6 +13,9 @@
 #include "vocab/mode_timeline.h"
 
 namespace nvmesim {
+namespace results {
+struct RunRecord;
+}
 
 struct RunOptions {
   std::function<void(double)> progress;  // fraction of simulated time done; may be empty
@@ -57,6 +60,9 @@ struct RunOptions {
 #else
   bool check_invariants = true;
 #endif
+  // When set, receives the typed record the results document was written from (what
+  // other writers need beyond the document: histograms, a job's reads and writes apart).
+  results::RunRecord* record_out = nullptr;
 };
 
 struct RunInfo {

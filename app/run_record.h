@@ -53,8 +53,18 @@ struct QueueRecord {
   nlohmann::json hw;  // hw runs: the queue's driver-level facts; null in the simulator
 };
 
+// One direction's share of a job's figures.
+struct DirectionFigures {
+  uint64_t ios = 0;
+  uint64_t bytes = 0;
+  sim::Histogram latency;
+};
+
 struct JobRecord {
   Figures figures;
+  // Reads and writes apart (the simulator; fio's read and write sections). Not written to
+  // the results document; unset on hw runs.
+  std::optional<std::array<DirectionFigures, 2>> by_direction;
   std::string name;
   uint32_t job = 0;    // index of the job section
   uint32_t clone = 0;  // numjobs clone

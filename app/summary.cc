@@ -63,6 +63,14 @@ void print_summary(std::ostream& os, const nlohmann::json& r) {
          << " us, p99 " << fmt("%.1f", p["cqe_seen_abs_diff_ns"]["p99"].get<double>() / 1e3) << " us; drift "
          << fmt("%+.3f%%", p["drift"].get<double>() * 100);
     os << "\n";
+    // The window's rates above include the time the trace has no commands for.
+    if (p.contains("span") && p["span"].contains("iops") && !p["span"]["iops"].is_null()) {
+      const auto& sp = p["span"];
+      os << "  replay IOPS over the trace's span in the window (" << fmt("%.3f", sp["measured_from_ns"].get<double>() / 1e6)
+         << " to " << fmt("%.3f", sp["measured_to_ns"].get<double>() / 1e6) << " ms): " << kiops(sp["iops"].get<double>());
+      if (!sp["recorded_iops"].is_null()) os << " (recorded " << kiops(sp["recorded_iops"].get<double>()) << ")";
+      os << "\n";
+    }
   }
 }
 

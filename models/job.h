@@ -2,6 +2,7 @@
 // semantics (iodepth, batch submit, batch complete min/max, closed loop or rate_iops).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -66,6 +67,11 @@ struct Job {
   std::vector<sim::Histogram> latency;
   std::vector<uint64_t> ios;
   std::vector<uint64_t> bytes;
+  // The same, per direction over all targets (0: reads, 1: writes): a mixed job's reads
+  // and writes reported apart (fio's read and write sections).
+  std::array<sim::Histogram, 2> latency_by_dir;
+  std::array<uint64_t, 2> ios_by_dir{};
+  std::array<uint64_t, 2> bytes_by_dir{};
 };
 
 }  // namespace nvmesim

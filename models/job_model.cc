@@ -418,6 +418,10 @@ void JobModel::reap(Job& j) {
       j.latency[slot].record((now - r.submitted).count_ns());
       ++j.ios[slot];
       j.bytes[slot] += r.bytes;
+      const std::size_t dir = r.write ? 1 : 0;
+      j.latency_by_dir[dir].record((now - r.submitted).count_ns());
+      ++j.ios_by_dir[dir];
+      j.bytes_by_dir[dir] += r.bytes;
     }
     j.free_reqs.push_back(rid);
   }

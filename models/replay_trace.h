@@ -41,6 +41,10 @@ struct ReplayCommand {
   Time unit_done_unposted = Time::never();
 };
 
+// A replay runs at least this long past the trace's last recorded time, so that the
+// commands in flight then complete (the measured window grows if needed).
+inline constexpr Duration kReplayTail = Duration::ms(1);
+
 struct ReplayTrace {
   std::string path;
   std::string format;  // "command-trace" or "fio-iolog-v3"

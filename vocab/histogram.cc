@@ -45,12 +45,22 @@ void Histogram::merge(const Histogram& o) {
   if (count_ == 0 || o.max_ > max_) max_ = o.max_;
   count_ += o.count_;
   sum_ += o.sum_;
+  sum_sq_ += o.sum_sq_;
+}
+
+double Histogram::stddev() const {
+  if (count_ < 2) return 0.0;
+  // n * sum(x^2) - sum(x)^2 is exact in integers (n^2 var, never negative).
+  const __int128 n = static_cast<__int128>(count_);
+  const __int128 spread = n * sum_sq_ - sum_ * sum_;
+  return std::sqrt(static_cast<double>(spread) / (static_cast<double>(count_) * static_cast<double>(count_ - 1)));
 }
 
 void Histogram::clear() {
   std::fill(buckets_.begin(), buckets_.end(), 0);
   count_ = 0;
   sum_ = 0;
+  sum_sq_ = 0;
   min_ = max_ = 0;
 }
 

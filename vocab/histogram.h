@@ -1,7 +1,7 @@
 // Log-linear latency histogram in the manner of HdrHistogram: values below 2^kSubBits
 // are exact, above that every power-of-two range is cut into 2^(kSubBits-1) equal
 // buckets, so a bucket's width is at most 1/128 of its value (<= 0.8% relative error)
-// from nanoseconds up to hours. Mean, min and max are kept exactly. Buckets are allocated
+// from nanoseconds up to hours. Mean, min, max and standard deviation are kept exactly. Buckets are allocated
 // up to the largest value recorded, not for the whole range: a run builds hundreds of
 // histograms (per queue, job, drive) and most stay empty or short, and zeroing 58 KB for
 // each was most of a short run's start-up.
@@ -31,6 +31,7 @@ class Histogram {
     if (count_ == 0 || value > max_) max_ = value;
     count_ += count;
     sum_ += static_cast<__int128>(value) * count;
+    sum_sq_ += static_cast<__int128>(value) * value * count;
   }
   void merge(const Histogram& other);
   void clear();
@@ -39,8 +40,18 @@ class Histogram {
   int64_t min() const { return count_ ? min_ : 0; }
   int64_t max() const { return count_ ? max_ : 0; }
   double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  // Sample standard deviation (n - 1 in the denominator, as fio's): exact, from the sums
+  // of the values and of their squares; 0 for fewer than two values.
+  double stddev() const;
   // Value at quantile q in [0, 1]: the upper edge of the bucket holding it, clamped to max.
   int64_t quantile(double q) const;
+  // f(lowest value, count) for every non-empty bucket, in increasing order (the lowest
+  // value clamped to min: the bucket holds nothing below it).
+  template <typename F>
+  void for_each_bucket(F&& f) const {
+    for (std::size_t b = 0; b < buckets_.size(); ++b)
+      if (buckets_[b]) f(bucket_low(b) < min_ ? min_ : bucket_low(b), buckets_[b]);
+  }
   // (value, cumulative fraction) at every non-empty bucket: a latency CDF.
   std::vector<std::pair<int64_t, double>> cdf() const;
 
@@ -65,6 +76,7 @@ class Histogram {
   std::vector<uint64_t> buckets_;  // up to the largest bucket recorded; absent ones are 0
   uint64_t count_ = 0;
   __int128 sum_ = 0;
+  __int128 sum_sq_ = 0;  // values up to 2^63 ns would overflow it; latencies are far below
   int64_t min_ = 0;
   int64_t max_ = 0;
 };

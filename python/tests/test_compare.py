@@ -230,7 +230,7 @@ def test_fio_json_written_by_the_cpp_writer_reads_back_as_the_same_run(build_dir
     assert "irqs_per_io" not in point["metrics"]
 
     # Sixteen clones: the sum of their IOPS is exact; the aggregate latency is the mixture
-    # of sixteen jobs known at five percentiles each, so close, not equal. This testbed's
+    # of sixteen jobs known at their percentiles (fio's 17), so close, not equal. This testbed's
     # latency is narrow (p90 about 7% above p50): a 1% shift of p50 moves the CDF by
     # ~0.1, and the sixteen jobs' medians spread over ~3% (1.87-1.93 ms with the host
     # interrupt costs of issue 10 on; ~2% without them, when this bound was 0.15).

@@ -414,7 +414,9 @@ TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   EXPECT_NE(source.find("fitted by nvmesim calibrate on 2026-01-02"), std::string::npos) << source;
   EXPECT_NE(source.find("qd2 [simulator results measured_qd2.json"), std::string::npos) << source;
   const auto report = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
-  EXPECT_EQ(report["runs"][1]["source"], "fio JSON measured_qd8.json");
+  // The simulator's fio JSON has lat_ns percentiles (its submit-to-reap latency): calibrate
+  // reads those and says so.
+  EXPECT_EQ(report["runs"][1]["source"], "fio JSON measured_qd8.json (latency from lat_ns)");
   EXPECT_EQ(report["runs"][1]["role"], "holdout");
   EXPECT_EQ(report["parameters"][0]["bounds"], nlohmann::json::array({60000, 100000}));
   EXPECT_NE(read_text(dir / "a" / "report.md").find("## Parameters"), std::string::npos);
@@ -435,12 +437,22 @@ TEST(Cli, ReplayOfTheDefaultScenariosCommandTraceIsExact) {
   const std::string out = (dir / "nvmesim_cli_replay.json").string();
   const std::string diff = (dir / "nvmesim_cli_replay.replay-diff.csv").string();
   std::filesystem::remove(diff);
-  Outcome rec = cli("run " + scenario() + " -q --command-trace " + t);
+  const std::string recorded = (dir / "nvmesim_cli_replay_recorded.json").string();
+  Outcome rec = cli("run " + scenario() + " -q --command-trace " + t + " -o " + recorded);
   ASSERT_EQ(rec.code, 0) << rec.out;
   Outcome rep = cli("run " + scenario() + " -q --replay " + t + " --replay-service -o " + out);
   ASSERT_EQ(rep.code, 0) << rep.out;
+  // The trace ends 10 ms into the measured window, which lasts 40 ms: said on stderr (-q
+  // keeps the summary off stdout, not warnings).
+  EXPECT_NE(rep.out.find("nvmesim: warning: the measured window"), std::string::npos) << rep.out;
   std::ifstream in(out);
   nlohmann::json r = nlohmann::json::parse(in)["replay"];
+  // The replay's IOPS over the trace's span are the recorded run's IOPS (within 1%).
+  std::ifstream rin(recorded);
+  const double recorded_iops = nlohmann::json::parse(rin)["aggregate"]["iops"].get<double>();
+  EXPECT_TRUE(r["span"]["window_extends_past_span"].get<bool>());
+  EXPECT_NEAR(r["span"]["iops"].get<double>() / recorded_iops, 1.0, 0.01);
+  EXPECT_EQ(r["span"]["iops"], r["span"]["recorded_iops"]);
   EXPECT_EQ(r["format"], "command-trace");
   EXPECT_EQ(r["service_source"], "doorbell_to_cqe_posted");
   EXPECT_GT(r["commands"].get<uint64_t>(), 50000u);

@@ -44,6 +44,52 @@ TEST(Histogram, QuantilesMatchSortedSamplesWithinOnePercent) {
   EXPECT_NEAR(h.mean(), mean / static_cast<double>(v.size()), 1e-6 * mean / static_cast<double>(v.size()));
 }
 
+// fio's stddev: the sample standard deviation (n - 1), exact whatever the buckets.
+TEST(Histogram, StddevIsTheExactSampleStandardDeviation) {
+  Histogram h;
+  EXPECT_EQ(h.stddev(), 0.0);
+  h.record(1000);
+  EXPECT_EQ(h.stddev(), 0.0);  // one value: none
+  Rng rng(3, 1);
+  std::vector<double> v = {1000};
+  for (int i = 0; i < 50000; ++i) {
+    auto x = static_cast<int64_t>(std::exp(12.0 + 0.5 * rng.normal()));
+    v.push_back(static_cast<double>(x));
+    h.record(x);
+  }
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  const double exact = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  EXPECT_NEAR(h.stddev(), exact, 1e-9 * exact);
+  Histogram a, b;
+  for (std::size_t i = 0; i < v.size(); ++i) (i % 2 ? a : b).record(static_cast<int64_t>(v[i]));
+  a.merge(b);
+  EXPECT_NEAR(a.stddev(), exact, 1e-9 * exact);
+  Histogram same;
+  same.record_n(5000, 10);
+  EXPECT_EQ(same.stddev(), 0.0);
+}
+
+// Every non-empty bucket once, in order, its counts summing to the count.
+TEST(Histogram, ForEachBucketVisitsTheNonEmptyBucketsInOrder) {
+  Histogram h;
+  h.record_n(7, 2);
+  h.record(1000);
+  h.record(1000);
+  h.record(123456);
+  std::vector<std::pair<int64_t, uint64_t>> seen;
+  h.for_each_bucket([&](int64_t low, uint64_t n) { seen.emplace_back(low, n); });
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], (std::pair<int64_t, uint64_t>{7, 2}));
+  EXPECT_EQ(seen[1].second, 2u);
+  EXPECT_LE(seen[1].first, 1000);
+  EXPECT_GT(seen[1].first, 990);
+  EXPECT_LE(seen[2].first, 123456);
+}
+
 TEST(Histogram, MergeEqualsRecordingIntoOne) {
   Histogram a, b, both;
   for (int i = 1; i <= 1000; ++i) {

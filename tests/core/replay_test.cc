@@ -208,6 +208,46 @@ TEST(ReplayService, DefaultScenarioDefaultWindowIsExact) {
   EXPECT_EQ(compared, trace.commands.size() - inflight);
 }
 
+// The default run's trace covers the run's first 20 ms (warm-up and 10 ms measured); its
+// replay's measured window is the scenario's 40 ms. Over the whole window the replay's
+// IOPS would be a quarter of the recorded run's; over the trace's span inside the window
+// (replay.span) they are the recorded run's, within 1%, and the replay says the window
+// extends past the span.
+TEST(Replay, IopsOverTheTracesSpanAreTheRecordedRunsIops) {
+  LoadedScenario ls = load_default({});
+  std::ostringstream csv;
+  RunOptions o;
+  o.command_trace_out = &csv;
+  const nlohmann::json recorded = run_scenario(ls, o);
+  ReplayTrace trace = parse_or_fail(csv.str(), ls.scenario, true);
+  Replayed r = replay(ls, trace);
+  const nlohmann::json& span = r.summary["span"];
+  const int64_t window_from = 10'000'000, window_to = 50'000'000;  // warmup_us, + duration_us
+  EXPECT_LT(span["from_ns"].get<int64_t>(), window_from);  // the trace starts at the run's start
+  EXPECT_GT(span["to_ns"].get<int64_t>(), window_from);
+  EXPECT_LT(span["to_ns"].get<int64_t>(), window_to);
+  EXPECT_EQ(span["measured_from_ns"], window_from);
+  EXPECT_EQ(span["measured_to_ns"], span["to_ns"]);
+  EXPECT_TRUE(span["window_extends_past_span"].get<bool>());
+  EXPECT_TRUE(span["warning"].is_string());
+  const double iops = recorded["aggregate"]["iops"].get<double>();
+  EXPECT_NEAR(span["iops"].get<double>() / iops, 1.0, 0.01);
+  EXPECT_EQ(span["ios"], span["recorded_ios"]);  // the replay is exact
+  // The window's own figure counts the 30 ms the trace has no commands for.
+  EXPECT_LT(r.results["aggregate"]["iops"].get<double>(), 0.5 * iops);
+}
+
+// A trace that covers the whole window: no warning.
+TEST(Replay, NoWarningWhenTheTraceCoversTheWindow) {
+  LoadedScenario ls = load_default(short_default());
+  const std::string csv = command_trace_of(ls, 0, 7000);
+  ReplayTrace trace = parse_or_fail(csv, ls.scenario, true);
+  Replayed r = replay(ls, trace);
+  const nlohmann::json& span = r.summary["span"];
+  EXPECT_FALSE(span["window_extends_past_span"].get<bool>()) << span.dump();
+  EXPECT_TRUE(span["warning"].is_null());
+}
+
 // A window that does not start at 0 stays replayable but approximate: the commands seen
 // before it are not in the trace, yet they shared its first submission batches and CPU
 // (docs/trace-format.md, Replay, Accuracy). Here without the MSI-X path's line, whose

@@ -2,8 +2,11 @@
 
 The keys are fio's (stat.c, ``show_thread_status_json``): ``jobs[]`` with ``read`` /
 ``write`` (or ``mixed`` under ``unified_rw_reporting=mixed``) objects carrying ``iops``,
-``bw`` (KiB/s), ``clat_ns`` (``N``, ``min``, ``max``, ``mean``, ``percentile`` keyed
-``"99.000000"``), and per job ``usr_cpu`` / ``sys_cpu`` in percent of the job's runtime.
+``bw`` (KiB/s), ``clat_ns`` and ``lat_ns`` (``N``, ``min``, ``max``, ``mean``,
+``percentile`` keyed ``"99.000000"``), and per job ``usr_cpu`` / ``sys_cpu`` in percent of
+the job's runtime. Latency is read from ``lat_ns`` when it has percentiles (fio's
+``lat_percentiles=1``: submit to reap, what the simulator measures), else from ``clat_ns``
+(fio's default), as the C++ reader does.
 ``nvmesim run --format fio-json`` writes the same layout (app/fio_json.h).
 """
 
@@ -36,19 +39,30 @@ def _directions(job, where):
     return out
 
 
-def _quantile_points(clat, where):
-    """``[(fraction, latency_ns)]`` of a clat_ns object, sorted, with its min and max
-    when fio knew them (min/max 0 = unknown)."""
+def _latency_object(obj, where):
+    """``(key, object)``: the direction's lat_ns when it has percentiles, else clat_ns."""
+    lat = obj.get("lat_ns")
+    if isinstance(lat, dict) and isinstance(lat.get("percentile"), dict) and lat["percentile"]:
+        return "lat_ns", lat
+    clat = obj.get("clat_ns")
+    if not isinstance(clat, dict):
+        raise CompareError(f"{where}/clat_ns: missing (fio 3.x writes clat_ns)")
+    return "clat_ns", clat
+
+
+def _quantile_points(clat, where, key="clat_ns"):
+    """``[(fraction, latency_ns)]`` of a clat_ns (or lat_ns) object, sorted, with its min
+    and max when fio knew them (min/max 0 = unknown)."""
     pct = clat.get("percentile")
     if not isinstance(pct, dict) or not pct:
-        raise CompareError(f"{where}/clat_ns/percentile: missing; fio writes it unless "
+        raise CompareError(f"{where}/{key}/percentile: missing; fio writes it unless "
                            "clat_percentiles=0 (run fio with percentiles on)")
     pts = []
-    for key, value in pct.items():
+    for p, value in pct.items():
         try:
-            pts.append((float(key) / 100.0, float(value)))
+            pts.append((float(p) / 100.0, float(value)))
         except (TypeError, ValueError):
-            raise CompareError(f"{where}/clat_ns/percentile/{key}: not a percentile and a number")
+            raise CompareError(f"{where}/{key}/percentile/{p}: not a percentile and a number")
     pts.sort()
     lo, hi = float(clat.get("min") or 0), float(clat.get("max") or 0)
     if lo > 0:
@@ -88,12 +102,10 @@ def read_fio_json(doc, where="(fio json)"):
     for i, job in enumerate(doc["jobs"]):
         jw = f"{where}/jobs/{i}"
         for d, obj in _directions(job, jw):
-            clat = obj.get("clat_ns")
-            if not isinstance(clat, dict):
-                raise CompareError(f"{jw}/{d}/clat_ns: missing (fio 3.x writes clat_ns)")
-            n = float(clat.get("N") or obj.get("total_ios") or 0)
+            key, lat = _latency_object(obj, f"{jw}/{d}")
+            n = float(lat.get("N") or obj.get("total_ios") or 0)
             if n > 0:
-                parts.append((n, _quantile_points(clat, f"{jw}/{d}")))
+                parts.append((n, _quantile_points(lat, f"{jw}/{d}", key)))
     if not parts:
         raise CompareError(f"{where}/jobs: no job did any read or write I/O")
     if len(parts) == 1:
