@@ -25,8 +25,9 @@ struct Outcome {
   std::string out;  // stdout and stderr together
 };
 
-Outcome cli(const std::string& args) {
-  std::string cmd = std::string(NVMESIM_CLI) + " " + args + " 2>&1";
+// `shell` runs first in the same shell (a trap, a ulimit, an environment variable).
+Outcome cli(const std::string& args, const std::string& shell = "") {
+  std::string cmd = shell + std::string(NVMESIM_CLI) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -303,6 +304,25 @@ TEST(Cli, AbAndCompareReachThePythonPackage) {
   EXPECT_EQ(cmp.code, 0) << cmp.out;
   EXPECT_NE(cmp.out.find("usage: nvmesim compare"), std::string::npos) << cmp.out;
   EXPECT_EQ(cli("compare /nonexistent/a.json /nonexistent/b.json").code, 2);
+}
+
+// A venv's python3 first on PATH (a directory with pyvenv.cfg and bin/python3, as
+// `python3 -m venv` makes, without system site-packages), a PYTHONHOME and a PYTHONPATH
+// into nowhere: the hand-off still runs Debian's interpreter with its own packages.
+TEST(Cli, AbAndCompareIgnoreAVenvFirstOnPath) {
+  const auto venv = std::filesystem::temp_directory_path() / "nvmesim_cli_fake_venv";
+  std::filesystem::remove_all(venv);
+  std::filesystem::create_directories(venv / "bin");
+  std::filesystem::create_symlink("/usr/bin/python3", venv / "bin" / "python3");
+  std::ofstream(venv / "pyvenv.cfg") << "home = /usr/bin\ninclude-system-site-packages = false\n";
+  const std::string env = "PATH=" + (venv / "bin").string() +
+                          ":$PATH PYTHONHOME=/nonexistent PYTHONPATH=/nonexistent/site-packages ";
+  Outcome cmp = cli("compare --help", env);
+  EXPECT_EQ(cmp.code, 0) << cmp.out;
+  EXPECT_NE(cmp.out.find("usage: nvmesim compare"), std::string::npos) << cmp.out;
+  Outcome list = cli("ab " + std::string(NVMESIM_SCENARIOS) + "/matrices/policy_a_eval.json --list", env);
+  EXPECT_EQ(list.code, 0) << list.out;
+  EXPECT_NE(list.out.find("512 cases"), std::string::npos) << list.out;
 }
 
 TEST(Cli, SchemaIsJsonAndUsageErrorsExitTwo) {
