@@ -202,8 +202,9 @@ class RunOutputs {
     }
     return std::nullopt;
   }
-  // Finishes them all, every write checked, then renames each over its target: the first
-  // failure, and then no target is replaced (the temporaries go with the RunOutputs).
+  // Finishes them all, every write checked, then renames each over its target; the first
+  // failure (after a failed write no target is replaced: the temporaries go with the
+  // RunOutputs).
   std::optional<std::string> commit() { return nvmesim::commit_all({&results, &trace, &commands, &replay_diff}); }
 
   nvmesim::OutputFile results, trace, commands, replay_diff;
