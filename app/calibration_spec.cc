@@ -1,5 +1,6 @@
 #include "app/calibration_spec.h"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 
@@ -219,6 +220,22 @@ std::optional<InputError> read_run(const json& obj, const std::string& where, co
 
 }  // namespace
 
+bool is_calendar_date(std::string_view text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return false;
+  int fields[3] = {0, 0, 0};
+  for (std::size_t i = 0, f = 0; i < text.size(); ++i) {
+    if (i == 4 || i == 7) {
+      ++f;
+      continue;
+    }
+    if (text[i] < '0' || text[i] > '9') return false;
+    fields[f] = fields[f] * 10 + (text[i] - '0');
+  }
+  using namespace std::chrono;
+  return year_month_day{year{fields[0]}, month{static_cast<unsigned>(fields[1])}, day{static_cast<unsigned>(fields[2])}}
+      .ok();
+}
+
 std::variant<std::vector<std::string>, std::string> expand_parameter_path(const json& doc, const std::string& path,
                                                                           bool numbers) {
   std::vector<std::string> done = {""};
@@ -267,6 +284,8 @@ CalibrationSpecResult load_calibration_spec(const json& doc, const std::string& 
   spec.tolerance = r.number("tolerance", 0.05, 1e-6, 10);
   spec.neighbourhood = static_cast<int>(r.integer("neighbourhood", 16, 0, 10000));
   spec.fitted_on = r.string("fitted_on", "");
+  if (r.ok() && !spec.fitted_on.empty() && !is_calendar_date(spec.fitted_on))
+    return InputError{"/fitted_on", "must be a calendar date YYYY-MM-DD, got \"" + spec.fitted_on + "\""};
   double noise = r.number("noise", 0.02, 1e-6, 10);
   if (!r.ok()) return *err;
 

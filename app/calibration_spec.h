@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -62,6 +63,10 @@ using CalibrationSpecResult = std::variant<CalibrationSpec, InputError>;
 CalibrationSpecResult load_calibration_spec_file(const std::string& path);
 // A spec given as a document, its relative paths relative to `base_dir`.
 CalibrationSpecResult load_calibration_spec(const nlohmann::json& doc, const std::string& base_dir);
+
+// A date of the calendar as YYYY-MM-DD (2026-02-28, not 2026-02-30 or 2026-13-01): what
+// --date and fitted_on accept.
+bool is_calendar_date(std::string_view text);
 
 // The JSON pointers `path` stands for in `doc` ("*" expands over an array), each to a
 // number when `numbers`; or why there are none.

@@ -100,6 +100,10 @@ const std::string kThreadsRule = "must be an integer from 1 to 1024";
 const std::string kReportSeedsRule = "must be an integer from 1 to " + std::to_string(nvmesim::kMaxReportSeeds);
 const std::string kSeedRule = "must be a non-negative integer up to 18446744073709551615";
 const std::string kMemoryRule = "must be a size from 1m to 1024g (bytes, or with a k/m/g suffix)";
+const std::string kFileRule = "must name a file";
+const std::string kDateRule = "must be a calendar date YYYY-MM-DD";
+bool is_file_name(const std::string& s) { return !s.empty(); }
+
 const std::string kWindowRule = "must be FROM_US:TO_US with 0 <= FROM < TO <= " +
                                 std::to_string(2 * nvmesim::limits::kMaxRunDuration.count_ns() / 1000);
 
@@ -177,8 +181,9 @@ std::variant<std::optional<nvmesim::ReplayTrace>, nvmesim::InputError> load_repl
   return std::optional<nvmesim::ReplayTrace>{std::move(std::get<nvmesim::ReplayTrace>(r))};
 }
 
-// The files a run writes. Every one is opened before the run: an unwritable path is bad
-// input, found now and not after minutes of simulation.
+// The files a run writes. Every one is opened (as a temporary beside its target, see
+// app/output_file.h) before the run: an unwritable path is bad input, found now and not
+// after minutes of simulation, and no target is touched until the run has succeeded.
 class RunOutputs {
  public:
   // Opens each output given and points the run's trace streams at its file.
@@ -198,12 +203,10 @@ class RunOutputs {
     }
     return std::nullopt;
   }
-  // Closes them all, every write checked; the first failure.
-  std::optional<std::string> close() {
-    for (nvmesim::OutputFile* f : {&results, &trace, &commands, &replay_diff})
-      if (auto e = f->close()) return e;
-    return std::nullopt;
-  }
+  // Finishes them all, every write checked, then renames each over its target; the first
+  // failure (after a failed write no target is replaced: the temporaries go with the
+  // RunOutputs).
+  std::optional<std::string> commit() { return nvmesim::commit_all({&results, &trace, &commands, &replay_diff}); }
 
   nvmesim::OutputFile results, trace, commands, replay_diff;
 
@@ -311,7 +314,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
   if (!a.out_path.empty())
     outputs.results.stream() << (a.format == "fio-json" ? nvmesim::fio_json_of(record, replay.has_value()).dump(2) + "\n"
                                                         : nvmesim::dump_results(results));
-  if (auto e = outputs.close()) {
+  if (auto e = outputs.commit()) {
     std::cerr << "nvmesim: " << *e << "\n";
     return kExitInternal;
   }
@@ -328,7 +331,8 @@ int calibrate_main(const CalibrateArgs& a) {
   auto loaded = nvmesim::load_calibration_spec_file(a.spec);
   if (auto* e = std::get_if<nvmesim::InputError>(&loaded)) return input_error({a.spec + (e->path.empty() ? "" : ":" + e->path), e->message});
   const auto& spec = std::get<nvmesim::CalibrationSpec>(loaded);
-  // Outputs opened before the fit: an unwritable path is bad input, found now.
+  // Outputs opened before the fit (as temporaries beside their targets): an unwritable path
+  // is bad input, found now; the previous files stay until the fit has succeeded.
   nvmesim::OutputFile out, report_json, report_md;
   if (!a.out_path.empty())
     if (std::string e = out.open(a.out_path); !e.empty()) return input_error({"-o", e});
@@ -355,11 +359,10 @@ int calibrate_main(const CalibrateArgs& a) {
     report_json.stream() << doc.dump(2) << "\n";
     report_md.stream() << nvmesim::calibration_report_markdown(outcome.report);
   }
-  for (nvmesim::OutputFile* f : {&out, &report_json, &report_md})
-    if (auto e = f->close()) {
-      std::cerr << "nvmesim: " << *e << "\n";
-      return kExitInternal;
-    }
+  if (auto e = nvmesim::commit_all({&out, &report_json, &report_md})) {
+    std::cerr << "nvmesim: " << *e << "\n";
+    return kExitInternal;
+  }
   if (!a.quiet) std::cout << nvmesim::calibration_report_markdown(outcome.report);
   return finish_stdout(0);
 }
@@ -398,10 +401,12 @@ int run_main(int argc, char** argv) {
   };
   CLI::App* run = app.add_subcommand("run", "run a scenario: summary on stdout, results with -o");
   add_scenario_options(run);
-  run->add_option("-o,--output", ra.out_path, "results JSON file (docs/results.md)")->type_name("FILE");
-  run->add_option("--trace", ra.trace_path, "Chrome/Perfetto trace of the run")->type_name("FILE");
+  const CLI::Validator file_name = checked(is_file_name, kFileRule);
+  run->add_option("-o,--output", ra.out_path, "results JSON file (docs/results.md)")->type_name("FILE")->check(file_name);
+  run->add_option("--trace", ra.trace_path, "Chrome/Perfetto trace of the run")->type_name("FILE")->check(file_name);
   run->add_option("--command-trace", ra.command_trace_path, "per-command CSV (docs/trace-format.md)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(file_name);
   run->add_option("--trace-window", ra.trace_window,
                   "both traces' window in simulated us (default: to 10 ms into the measured window, from its start for --trace and from 0 for --command-trace)")
       ->type_name("FROM_US:TO_US")
@@ -412,12 +417,14 @@ int run_main(int argc, char** argv) {
       ->check(CLI::IsMember({"results", "fio-json"}));
   run->add_option("--replay", ra.replay_path,
                   "drive the run from a recorded trace: command-trace CSV or fio iolog v3 (docs/trace-format.md)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(file_name);
   run->add_flag("--replay-service", ra.replay_service,
                 "with --replay: each command's device time (doorbell to CQE) from the trace");
   run->add_option("--replay-diff", ra.replay_diff_path,
                   "recorded vs simulated per command, CSV (default: beside -o, *.replay-diff.csv)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(file_name);
   run->add_option("--replay-drive", ra.replay_drive, "the drive a trace without drive identity (hw, iolog) maps to")
       ->type_name("NAME");
   run->add_option("--replay-block-bytes", ra.replay_block_bytes, "the trace's logical block size (default 512)")
@@ -461,11 +468,15 @@ int run_main(int argc, char** argv) {
       ->required();
   calibrate->add_option("-o,--output", ca.out_path,
                         "fitted profile JSON (several profiles fitted: an object of them by slot)")
-      ->type_name("FILE");
-  calibrate->add_option("--report", ca.report_dir, "write report.json and report.md into DIR")->type_name("DIR");
+      ->type_name("FILE")
+      ->check(file_name);
+  calibrate->add_option("--report", ca.report_dir, "write report.json and report.md into DIR")
+      ->type_name("DIR")
+      ->check(checked(is_file_name, "must name a directory"));
   calibrate->add_option("--date", ca.date, "the date written into the fitted values' sources (default: the spec's\n"
                                            "fitted_on, else today in UTC)")
-      ->type_name("YYYY-MM-DD");
+      ->type_name("YYYY-MM-DD")
+      ->check(checked(nvmesim::is_calendar_date, kDateRule));
   calibrate->add_flag("-q,--quiet", ca.quiet, "no report on stdout and no progress on stderr");
   CLI::App* policies = app.add_subcommand("policies", "every policy's parameters (Markdown)");
   CLI::App* schema = app.add_subcommand("schema", "the scenario JSON Schema");

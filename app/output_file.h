@@ -1,9 +1,17 @@
-// A file the CLI writes (results, traces): opened before the run, so an unwritable path
-// is reported at once and not after minutes of simulation, and closed with every write
-// checked, so a full disk (or /dev/full) is an error and never a silent success. The
-// first failed write's errno is kept for the message.
+// A file the CLI writes (results, traces, fitted profiles, reports), written atomically:
+// open() creates a temporary file beside the target (so an unwritable path is reported at
+// once, not after minutes of simulation, and the target is not touched), every write is
+// checked (a full disk is an error, never a silent success; the first failed write's
+// errno is kept for the message), and commit() renames the temporary over the target only
+// when all of it was written. On any failure, or when the OutputFile is destroyed before
+// commit(), the temporary is removed and the previous file is left as it was.
+//
+// A target that exists and is not a regular file (a device such as /dev/null or
+// /dev/full, a FIFO) cannot be replaced by a rename: it is opened and written in place.
+// A symbolic link is followed: the file it names is replaced, the link stays.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <streambuf>
@@ -17,13 +25,16 @@ class OutputFile {
   OutputFile() : out_(&buf_) {}
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile();
+  ~OutputFile();  // removes the temporary if not committed
 
-  // "" when opened (created or truncated), else "cannot write PATH: reason".
+  // "" when the temporary (or the device) is open for writing, else "cannot write PATH: reason".
   std::string open(const std::string& path);
   std::ostream& stream() { return out_; }
-  // Flushes and closes; "cannot write PATH: reason" if any write or the close failed.
-  std::optional<std::string> close();
+  // Flushes and closes the temporary, leaving the target as it was; "cannot write PATH:
+  // reason" if any write or the close failed (the temporary is then removed).
+  std::optional<std::string> finish();
+  // finish(), then the rename over the target; the error names the target.
+  std::optional<std::string> commit();
 
  private:
   // A buffer over a file descriptor that remembers the first write error.
@@ -42,10 +53,19 @@ class OutputFile {
     std::vector<char> data_;
   };
 
-  std::string path_;
+  void discard();
+
+  std::string path_;    // the target as given (for messages)
+  std::string target_;  // the file the rename replaces (path_, or where its link points)
+  std::string temp_;    // the temporary beside target_; empty when writing in place
+  bool finished_ = false;
   FdBuf buf_;
   std::ostream out_;
 };
+
+// Several files of one command, all or none: finishes every one, then renames each over
+// its target; the first failure (a failed write replaces no target).
+std::optional<std::string> commit_all(std::initializer_list<OutputFile*> files);
 
 // "cannot write WHAT: reason" from errno (or "write error" when errno says nothing).
 std::string cannot_write(const std::string& what, int err);

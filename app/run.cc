@@ -314,7 +314,7 @@ json run_whole(const LoadedScenario& loaded, const Scenario& sc, std::size_t par
     std::string e = f.open(path);
     if (e.empty()) {
       write(f.stream());
-      if (auto ce = f.close()) e = *ce;
+      if (auto ce = f.commit()) e = *ce;
     }
     if (!e.empty()) throw std::runtime_error(e);
   };

@@ -152,6 +152,14 @@ Commands define_commands(CLI::App& app, Args& a) {
   return {identify, rwtest, run, bind, unbind};
 }
 
+// A PCI address with no device behind it is the user's mistake, not an internal error:
+// exit 2 naming the option (0 when the device is there).
+int require_device(const char* option, const std::string& bdf) {
+  if (pci_device_exists(bdf)) return exit_code::kOk;
+  std::cerr << "nvmesim-hw: " << option << ": no PCI device " << bdf << " (see lspci -D)\n";
+  return exit_code::kUsage;
+}
+
 int dispatch(int argc, char** argv) {
   CLI::App app{"nvmesim-hw: run nvmesim's scenarios and policies on a real NVMe drive over VFIO.\n"
                "Reads only, unless --allow-write names the blocks that may be overwritten. See docs/hw.md.",
@@ -170,6 +178,7 @@ int dispatch(int argc, char** argv) {
   }
 
   if (*bind || *unbind) {
+    if (int code = require_device("bdf", a.bdf)) return code;
     std::cout << (*bind ? bind_vfio(a.bdf) : unbind_vfio(a.bdf)) << "\n";
     return exit_code::kOk;
   }
@@ -188,6 +197,7 @@ int dispatch(int argc, char** argv) {
     }
     scenario = std::move(std::get<nvmesim::LoadedScenario>(loaded));
   }
+  if (int code = require_device("--device", a.device)) return code;
   if (*rwtest && !a.allow_write)
     throw Refusal("rwtest writes: pass --allow-write FIRST_LBA:COUNT to name the blocks it may overwrite");
 

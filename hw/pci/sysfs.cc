@@ -49,6 +49,11 @@ std::string normalize_bdf(const std::string& in) {
   return s;
 }
 
+bool pci_device_exists(const std::string& bdf) {
+  std::error_code ec;
+  return fs::exists(kDevices / bdf, ec);
+}
+
 std::string current_driver(const std::string& bdf) {
   fs::path dev = kDevices / bdf;
   if (!fs::exists(dev)) throw std::runtime_error("no PCI device " + bdf + " (see lspci -D)");

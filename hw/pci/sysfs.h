@@ -9,6 +9,9 @@ namespace nvmesim::hw {
 
 // "0000:01:00.0" form; accepts "01:00.0" and adds the domain. Throws on garbage.
 std::string normalize_bdf(const std::string& bdf);
+// Whether the PCI function is there (/sys/bus/pci/devices/BDF): the CLI's check of the
+// address it was given, before anything else asks sysfs about it.
+bool pci_device_exists(const std::string& bdf);
 // Name of the bound driver, "" when none. Throws if the device does not exist.
 std::string current_driver(const std::string& bdf);
 int iommu_group(const std::string& bdf);

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from . import _core
+from ._files import write_text
 
 __all__ = ["calibrate"]
 
@@ -43,10 +44,10 @@ def calibrate(spec, output=None, report=None, fitted_on=None, base_dir=None):
     result["fitted_profiles"] = profiles
     if output is not None:
         fitted = next(iter(profiles.values())) if len(profiles) == 1 else profiles
-        Path(output).write_text(json.dumps(fitted, indent=2) + "\n")
+        write_text(output, json.dumps(fitted, indent=2) + "\n")
     if report is not None:
         d = Path(report)
         d.mkdir(parents=True, exist_ok=True)
-        (d / "report.json").write_text(json.dumps(result, indent=2) + "\n")
-        (d / "report.md").write_text(markdown)
+        write_text(d / "report.json", json.dumps(result, indent=2) + "\n")
+        write_text(d / "report.md", markdown)
     return result

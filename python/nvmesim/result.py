@@ -8,6 +8,8 @@ command-line tool (docs/results.md), and ``Result.to_json()`` is byte for byte t
 import json
 import math
 
+from ._files import write_text
+
 __all__ = ["Result", "LATENCY_KEYS", "CPU_STATES"]
 
 #: Latency statistics of every level of the results, in nanoseconds.
@@ -84,8 +86,7 @@ class Result:
         With ``path``, also writes the text there.
         """
         if path is not None:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(self._text)
+            write_text(path, self._text)
         return self._text
 
     @property

@@ -197,6 +197,51 @@ def test_help_and_not_json(tmp_path):
     assert done.returncode == 2 and "is not JSON" in done.stderr
 
 
+@pytest.mark.parametrize("change, where", [
+    # 10 x 10 x 10 x 11 > MAX_CASES: refused before a case is built (seconds, not minutes)
+    ({"axes": [{"name": f"a{i}", "path": "/jobs/*/iodepth", "values": list(range(1, n + 1))}
+               for i, n in enumerate((10, 10, 10, 11))], "blocks": None}, "/axes"),
+    ({"blocks": [{"name": "big", "axes": [
+        {"name": f"b{i}", "path": "/jobs/*/iodepth", "values": list(range(1, 23))}
+        for i in range(3)]}]}, "/blocks/0/axes"),
+])
+def test_list_caps_the_cases_before_expanding(tmp_path, change, where):
+    from nvmesim.ab.matrix import MAX_CASES
+    matrix = _tiny(tmp_path, **change)
+    doc = json.loads(matrix.read_text())
+    if doc["blocks"] is None:
+        del doc["blocks"]
+        matrix.write_text(json.dumps(doc))
+    done = _cli(matrix, "--list")
+    assert done.returncode == 2, done.stderr
+    assert f"{where}: the axes expand to more than {MAX_CASES} cases" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args, change, words", [
+    (["--seeds", "100000000000000000000"], {}, "--seeds: 100000000000000000000 seeds per arm"),
+    ([], {"seeds": [1, 2**64]}, "/seeds: a seed must be from 0 to 18446744073709551615"),
+])
+def test_huge_seeds_exit_2(tmp_path, args, change, words):
+    done = _cli(_tiny(tmp_path, **change), "--list", *args)
+    assert done.returncode == 2 and words in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("data, words", [
+    (b'{"format": "\xff"}', "the file is not UTF-8 text (byte 12)"),
+    (b'{"seeds": NaN}', "the file is not JSON (NaN is not a JSON number)"),
+    (b"[" * 100000, "the file is not JSON"),
+])
+def test_unreadable_matrices_exit_2_naming_the_file(tmp_path, data, words):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(data)
+    done = _cli(bad, "--list")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"nvmesim ab: {bad}: ") and words in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
 # -- running, resuming, the report -----------------------------------------------------------
 
 @pytest.fixture(scope="module")

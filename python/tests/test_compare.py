@@ -134,6 +134,79 @@ def test_bad_input_exits_2_naming_where(points, tmp_path, capsys):
     assert code == 2 and "cannot read" in err
 
 
+def _altered(points, tmp_path, change):
+    doc = json.loads((points / "m1.json").read_text())
+    change(doc)
+    path = tmp_path / "altered.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _set_iops(value):
+    def change(doc):
+        doc["aggregate"]["iops"] = value
+    return change
+
+
+def _set_cdf(cdf):
+    def change(doc):
+        doc["aggregate"]["latency_cdf"] = cdf
+    return change
+
+
+@pytest.mark.parametrize("change, words", [
+    (_set_iops(1e308), "iops = 1e+308: must be a finite number of at most 1e+15"),
+    (_set_cdf([[1000, "x"]]), "/aggregate/latency_cdf/0: must be [latency_ns, fraction]"),
+    (_set_cdf([[1000, 0.5], [2000]]), "/aggregate/latency_cdf/1: must be [latency_ns, fraction]"),
+    (_set_cdf([[1000, 0.5], [900, 0.6]]), "/aggregate/latency_cdf/1: latency and fraction must not"),
+    (_set_cdf([[1000, 0.5], [2000, 1.5]]), "/aggregate/latency_cdf/1: latency must be from 0"),
+    (_set_cdf([[-1, 0.5]]), "/aggregate/latency_cdf/0: latency must be from 0"),
+])
+def test_absurd_figures_exit_2_naming_file_and_path(points, tmp_path, capsys, change, words):
+    bad = _altered(points, tmp_path, change)
+    code, err = _main(capsys, bad, points / "s1.json", "-o", tmp_path / "out")
+    assert code == 2 and err.startswith(f"nvmesim compare: {bad}") and words in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"{", "not JSON (line 1"),
+    (b'{"format": "\xff\xfe"}', "not UTF-8 text (byte 12)"),
+    (b'{"iops": Infinity}', "not JSON (Infinity is not a JSON number)"),
+    (b"[" * 100000, "not JSON"),
+])
+def test_unreadable_files_exit_2_naming_the_file(points, tmp_path, data, words):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(data)
+    for args in ([bad, points / "s1.json"], [points / "m1.json", bad], [bad]):
+        p = _cli(*args, "-o", tmp_path / "out")
+        assert p.returncode == 2, p.stderr
+        assert p.stderr.startswith(f"nvmesim compare: {bad}: ") and words in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr
+
+
+def test_reports_replace_the_previous_files_only_when_written(points, tmp_path, monkeypatch):
+    """A report that fails half-way leaves the previous one whole, and no temporaries."""
+    from nvmesim.compare import report as report_module
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("report.md", "report.html", "summary.json", "points.csv"):
+        (out / name).write_text("previous run\n")
+
+    def fail(*_):
+        raise RuntimeError("the plot failed")
+    monkeypatch.setattr(report_module, "_html", fail)
+    with pytest.raises(RuntimeError):
+        compare(points / "m1.json", points / "s1.json", out=out)
+    assert sorted(p.name for p in out.iterdir()) == ["points.csv", "report.html", "report.md",
+                                                     "summary.json"]
+    assert (out / "report.html").read_text() == "previous run\n"
+    monkeypatch.undo()
+    compare(points / "m1.json", points / "s1.json", out=out)
+    assert (out / "report.html").read_text().startswith("<")
+    assert len(list(out.iterdir())) == 4
+
+
 def test_compare_reads_the_metrics_with_calibrates_reader(points):
     """One reader of a measurement's figures (app/measured_metrics.h): compare's metrics
     are what the C++ reader calibrate uses gives, and its errors name the JSON path."""

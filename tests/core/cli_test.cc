@@ -25,8 +25,9 @@ struct Outcome {
   std::string out;  // stdout and stderr together
 };
 
-Outcome cli(const std::string& args) {
-  std::string cmd = std::string(NVMESIM_CLI) + " " + args + " 2>&1";
+// `shell` runs first in the same shell (a trap, a ulimit, an environment variable).
+Outcome cli(const std::string& args, const std::string& shell = "") {
+  std::string cmd = shell + std::string(NVMESIM_CLI) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -321,6 +322,25 @@ TEST(Cli, AbAndCompareReachThePythonPackage) {
   EXPECT_EQ(cli("compare /nonexistent/a.json /nonexistent/b.json").code, 2);
 }
 
+// A venv's python3 first on PATH (a directory with pyvenv.cfg and bin/python3, as
+// `python3 -m venv` makes, without system site-packages), a PYTHONHOME and a PYTHONPATH
+// into nowhere: the hand-off still runs Debian's interpreter with its own packages.
+TEST(Cli, AbAndCompareIgnoreAVenvFirstOnPath) {
+  const auto venv = std::filesystem::temp_directory_path() / "nvmesim_cli_fake_venv";
+  std::filesystem::remove_all(venv);
+  std::filesystem::create_directories(venv / "bin");
+  std::filesystem::create_symlink("/usr/bin/python3", venv / "bin" / "python3");
+  std::ofstream(venv / "pyvenv.cfg") << "home = /usr/bin\ninclude-system-site-packages = false\n";
+  const std::string env = "PATH=" + (venv / "bin").string() +
+                          ":$PATH PYTHONHOME=/nonexistent PYTHONPATH=/nonexistent/site-packages ";
+  Outcome cmp = cli("compare --help", env);
+  EXPECT_EQ(cmp.code, 0) << cmp.out;
+  EXPECT_NE(cmp.out.find("usage: nvmesim compare"), std::string::npos) << cmp.out;
+  Outcome list = cli("ab " + std::string(NVMESIM_SCENARIOS) + "/matrices/policy_a_eval.json --list", env);
+  EXPECT_EQ(list.code, 0) << list.out;
+  EXPECT_NE(list.out.find("512 cases"), std::string::npos) << list.out;
+}
+
 TEST(Cli, SchemaIsJsonAndUsageErrorsExitTwo) {
   Outcome o = cli("schema");
   EXPECT_EQ(o.code, 0);
@@ -331,6 +351,92 @@ TEST(Cli, SchemaIsJsonAndUsageErrorsExitTwo) {
 }
 
 
+// ---- outputs: written to a temporary beside the target, renamed over it on success -----
+
+// The files in `dir` named `name`, or after it as a temporary is: the target and any one left
+// beside it (".NAME.PID.N.tmp").
+std::vector<std::string> files_like(const std::filesystem::path& dir, const std::string& name) {
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string f = e.path().filename().string();
+    if (f == name || f.rfind("." + name + ".", 0) == 0) found.push_back(f);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A fresh directory holding `name` with the bytes "previous run\n".
+std::filesystem::path dir_with_previous(const std::string& dir_name, const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / dir_name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / name) << "previous run\n";
+  return dir;
+}
+
+TEST(CliOutputs, AnUnwritableLaterOutputLeavesAnEarlierOneUntouched) {
+  const auto dir = dir_with_previous("nvmesim_cli_atomic_later", "out.json");
+  const std::string run = "run " + scenario() + " --set duration_us=1000 --set warmup_us=0 -q -o " +
+                          (dir / "out.json").string();
+  for (const char* opt : {"--trace", "--command-trace"}) {
+    Outcome o = cli(run + " " + opt + " /nonexistent/dir/t");
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_NE(o.out.find(std::string("nvmesim: ") + opt + ": cannot write /nonexistent/dir/t"), std::string::npos)
+        << o.out;
+    EXPECT_EQ(read_text(dir / "out.json"), "previous run\n");
+    EXPECT_EQ(files_like(dir, "out.json"), std::vector<std::string>{"out.json"}) << "no temporary left";
+  }
+}
+
+// A write that fails half-way (the file size limit: write(2) returns EFBIG once the
+// results pass 512 bytes) is exit 1 naming the file, and the previous file survives whole.
+TEST(CliOutputs, AFailedWriteLeavesThePreviousFileAndNoPartialOne) {
+  const auto dir = dir_with_previous("nvmesim_cli_atomic_write", "out.json");
+  const std::string out = (dir / "out.json").string();
+  Outcome o = cli("run " + scenario() + " --set duration_us=1000 --set warmup_us=0 -q -o " + out,
+                  "trap '' XFSZ; ulimit -f 1; ");
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: cannot write " + out + ": File too large"), std::string::npos) << o.out;
+  EXPECT_EQ(read_text(out), "previous run\n");
+  EXPECT_EQ(files_like(dir, "out.json"), std::vector<std::string>{"out.json"}) << "no temporary left";
+  // The same run without the limit replaces it.
+  o = cli("run " + scenario() + " --set duration_us=1000 --set warmup_us=0 -q -o " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(read_text(out).find("\"format\""), std::string::npos);
+  EXPECT_EQ(files_like(dir, "out.json"), std::vector<std::string>{"out.json"});
+}
+
+// A symbolic link to the results stays a link; the file it names is replaced.
+TEST(CliOutputs, ALinkIsFollowed) {
+  const auto dir = dir_with_previous("nvmesim_cli_atomic_link", "real.json");
+  std::filesystem::create_symlink("real.json", dir / "link.json");
+  Outcome o = cli("run " + scenario() + " --set duration_us=1000 --set warmup_us=0 -q -o " + (dir / "link.json").string());
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  EXPECT_NE(read_text(dir / "real.json").find("\"format\""), std::string::npos);
+}
+
+TEST(CliOutputs, EmptyPathsAreRefusedNamingTheOption) {
+  for (const char* opt : {"--output", "--trace", "--command-trace", "--replay", "--replay-diff"}) {
+    Outcome o = cli("run " + scenario() + " -q --set duration_us=1000 " + opt + " ''");
+    EXPECT_EQ(o.code, 2) << opt << "\n" << o.out;
+    EXPECT_NE(o.out.find(std::string("nvmesim: ") + opt + ": must name a file"), std::string::npos) << o.out;
+  }
+  Outcome o = cli("run " + scenario() + " -q -o ''");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: --output: must name a file"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("wall"), std::string::npos) << "nothing was simulated\n" << o.out;
+  for (const char* opt : {"-o", "--report"}) {
+    o = cli(std::string("calibrate x.json ") + opt + " ''");
+    EXPECT_EQ(o.code, 2) << opt << "\n" << o.out;
+    EXPECT_NE(o.out.find("must name a"), std::string::npos) << o.out;
+  }
+}
 
 // ---- nvmesim calibrate ---------------------------------------------------------------
 
@@ -343,11 +449,6 @@ std::string small_scenario(int qd) {
     "policy": {"name": "irq"},
     "jobs": [{"name": "j", "ioengine": "io_uring", "rw": "randread", "bs": "4k", "iodepth": )" +
                   std::to_string(qd) + R"(, "cpus_allowed": "0", "drives": ["nvme0"]}]})");
-}
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
@@ -382,6 +483,49 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
     EXPECT_EQ(o.code, 2) << text << "\n" << o.out;
     EXPECT_NE(o.out.find(expect), std::string::npos) << expect << "\n" << o.out;
   }
+}
+
+// A fit that fails (exit 2: a run does not load at a corner of the box) leaves the
+// previous profile and report as they were, and no temporary beside them.
+TEST(CliCalibrate, AFailedFitLeavesThePreviousOutputs) {
+  const auto dir = dir_with_previous("nvmesim_cli_calibrate_keep", "profile.json");
+  std::filesystem::create_directories(dir / "report");
+  std::ofstream(dir / "report" / "report.json") << "previous run\n";
+  std::ofstream(dir / "report" / "report.md") << "previous run\n";
+  const std::string spec = temp("nvmesim_cal_keep.json",
+                                R"({"format": "nvmesim-calibrate/1", "runs": [{"name": "r", "scenario": ")" +
+                                    small_scenario(4) + R"(", "measured": {"iops": 5e4}}],
+      "parameters": [{"path": "/host/irq_entry_ns", "min": 0, "max": 200000000}]})");
+  Outcome o = cli("calibrate -q " + spec + " -o " + (dir / "profile.json").string() + " --report " +
+                  (dir / "report").string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("/parameters: at every max"), std::string::npos) << o.out;
+  EXPECT_EQ(read_text(dir / "profile.json"), "previous run\n");
+  EXPECT_EQ(read_text(dir / "report" / "report.json"), "previous run\n");
+  EXPECT_EQ(read_text(dir / "report" / "report.md"), "previous run\n");
+  EXPECT_EQ(files_like(dir, "profile.json"), std::vector<std::string>{"profile.json"});
+  EXPECT_EQ(files_like(dir / "report", "report.json"), std::vector<std::string>{"report.json"});
+  EXPECT_EQ(files_like(dir / "report", "report.md"), std::vector<std::string>{"report.md"});
+}
+
+TEST(CliCalibrate, DatesMustBeOnTheCalendar) {
+  for (const char* bad : {"2026-13-01", "2026-02-29", "2026-04-31", "2026-00-10", "2026-1-01", "26-01-01",
+                          "2026-01-01x", "today"}) {
+    Outcome o = cli(std::string("calibrate -q x.json --date ") + bad);
+    EXPECT_EQ(o.code, 2) << bad << "\n" << o.out;
+    EXPECT_NE(o.out.find(std::string("nvmesim: --date: must be a calendar date YYYY-MM-DD, got '") + bad + "'"),
+              std::string::npos)
+        << o.out;
+  }
+  // A leap day is a date; the spec's fitted_on is held to the same rule.
+  Outcome o = cli("calibrate -q /nonexistent/spec.json --date 2028-02-29");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_EQ(o.out.find("--date"), std::string::npos) << o.out;
+  o = cli("calibrate -q " + temp("nvmesim_cal_date.json", R"({"format": "nvmesim-calibrate/1", "fitted_on": "2026-13-01",
+      "runs": [{"name": "r", "scenario": ")" + small_scenario(4) + R"(", "measured": {"iops": 5e4}}],
+      "parameters": [{"path": "/host/irq_entry_ns", "min": 1, "max": 2}]})"));
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("/fitted_on: must be a calendar date YYYY-MM-DD"), std::string::npos) << o.out;
 }
 
 // Measurements written by the CLI itself (a results document and a fio JSON file) at a

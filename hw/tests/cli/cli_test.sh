@@ -43,6 +43,14 @@ expect 2 "nvmesim-hw: " run "$SC"                       # --device is required
 expect 2 "nvmesim-hw: " bind                            # the address is required
 expect 2 "nvmesim-hw: " frobnicate
 expect 2 "nvmesim-hw: " run "$SC" --device 0000:00:00.0 --no-such-option
+# An address with no device behind it (domain ffff: none on any machine this runs on):
+# exit 2 naming the option, not 1.
+expect 2 "nvmesim-hw: --device: no PCI device ffff:ff:1f.7" identify --device ffff:ff:1f.7
+expect 2 "nvmesim-hw: --device: no PCI device ffff:ff:1f.7" rwtest --device ffff:ff:1f.7 --allow-write 0:8
+expect 2 "nvmesim-hw: --device: no PCI device ffff:ff:1f.7" run "$SC" --device ffff:ff:1f.7
+expect 2 "nvmesim-hw: --device: no PCI device ffff:ff:1f.7" run "$SC" --device ffff:ff:1f.7 --bind
+expect 2 "nvmesim-hw: bdf: no PCI device ffff:ff:1f.7" bind ffff:ff:1f.7
+expect 2 "nvmesim-hw: bdf: no PCI device ffff:ff:1f.7" unbind ffff:ff:1f.7
 # A scenario that does not load: exit 2 with its JSON path, also before the device.
 expect 2 "nvmesim-hw: /jobs/0/iodepth" run "$SC" --device 0000:00:00.0 --set jobs.0.iodepth=0
 expect 0 "nvmesim-hw: run nvmesim" --help

@@ -10,10 +10,12 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._files import read_json
 from .._scenario import to_pointer
 from ..errors import JsonPathError, ScenarioError
 
@@ -21,6 +23,12 @@ __all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "schema_path"
 
 #: The two arms, in the order they run (hw: A B A B).
 ARMS = ("baseline", "candidate")
+# The most cases a matrix may expand to, and seeds per arm it may ask for: far above any
+# evaluation (policy A's has 512 cases and 5 seeds), and low enough that expanding and
+# listing them takes seconds. Both are checked before anything is expanded.
+MAX_CASES = 10_000
+MAX_SEEDS = 1_000
+MAX_SEED = 2**64 - 1
 
 
 class MatrixError(JsonPathError):
@@ -213,16 +221,9 @@ def _load_base(doc, matrix_dir):
     if isinstance(base, dict):
         return copy.deepcopy(base), str(matrix_dir)
     path = (matrix_dir / base).resolve()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MatrixError("/base", f"cannot read {path}: {exc.strerror}") from None
     if path.suffix.lower() != ".json":
         raise MatrixError("/base", "the base must be a scenario JSON file or object")
-    try:
-        return json.loads(text), str(path.parent)
-    except json.JSONDecodeError as exc:
-        raise MatrixError("/base", f"{path}: not JSON: {exc}") from None
+    return read_json(path, lambda why: MatrixError("/base", f"{path}: {why}")), str(path.parent)
 
 
 def _origin_of(error_path, arm, origins):
@@ -239,6 +240,20 @@ def _origin_of(error_path, arm, origins):
             if len(got) >= len(parts) and all(p in ("*", g) for p, g in zip(parts, got)):
                 best = at
     return best
+
+
+def _check_case_count(doc, blocks):
+    """Refuses, before any case is built, a matrix whose axes multiply to more than
+    MAX_CASES cases; the error names the axes of the block that passes the cap."""
+    total = 0
+    for b, block in enumerate(blocks):
+        where = "/axes" if block is None else f"/blocks/{b}/axes"
+        axes = doc["axes"] + ([] if block is None else block["axes"])
+        counts = [len(a["drive_count"] if "drive_count" in a else a["values"]) for a in axes]
+        total += math.prod(counts)
+        if total > MAX_CASES:
+            raise MatrixError(where, f"the axes expand to more than {MAX_CASES} cases (the "
+                                     f"cap of a matrix): {' x '.join(map(str, counts))} values")
 
 
 def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=True):
@@ -262,15 +277,8 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
         doc, path, matrix_dir = copy.deepcopy(matrix), "<dict>", Path.cwd()
     else:
         path = os.fspath(matrix)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise MatrixError("", f"cannot read {path}: {exc.strerror}") from None
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise MatrixError("", f"{path} is not JSON: {exc.msg} at line {exc.lineno} "
-                                  f"column {exc.colno}") from None
+        doc = read_json(path, lambda why: MatrixError("", f"the file is {why}"
+                                                      if why.startswith("not") else why))
         matrix_dir = Path(path).resolve().parent
     if not isinstance(doc, dict):
         raise MatrixError("", "a matrix is a JSON object")
@@ -285,10 +293,17 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
         if value is not None:
             base[name] = int(value)
     seed_spec = seeds if seeds is not None else doc.get("seeds", 5)
+    seed_where = "--seeds" if seeds is not None else "/seeds"
+    count = seed_spec if isinstance(seed_spec, int) else len(seed_spec)
+    if count > MAX_SEEDS:
+        raise MatrixError(seed_where, f"{count} seeds per arm, more than the {MAX_SEEDS} a "
+                                      "matrix may have")
     seed_list = list(range(1, int(seed_spec) + 1)) if isinstance(seed_spec, int) \
         else [int(s) for s in seed_spec]
     if not seed_list:
-        raise MatrixError("/seeds", "no seeds")
+        raise MatrixError(seed_where, "no seeds")
+    if any(not 0 <= s <= MAX_SEED for s in seed_list):
+        raise MatrixError(seed_where, f"a seed must be from 0 to {MAX_SEED}")
 
     common = [(f"/axes/{i}", a) for i, a in enumerate(doc["axes"])]
     blocks = doc.get("blocks") or [None]
@@ -296,6 +311,7 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
     if len(set(names)) != len(names):
         raise MatrixError("/axes", "two axes with the same name")
 
+    _check_case_count(doc, blocks)
     cases = []
     axis_order = list(names)
     for b, block in enumerate(blocks):

@@ -11,6 +11,7 @@ import html
 import io
 import math
 
+from .._files import write_bytes, write_text
 from .matrix import ARMS
 from .verdict import VERDICTS, Limits, verdict
 
@@ -246,18 +247,16 @@ def _markdown_table(frame):
 
 def write_report(directory, cases, matrix, limits, runner="simulator"):
     """Writes ``cases.csv``, ``report.md`` (+ the plots as PNG) and a self-contained
-    ``report.html`` into ``directory``; returns the summary lines."""
+    ``report.html`` into ``directory``; returns the summary lines. Every file is built
+    before any is written, then each replaces its previous file whole (nvmesim._files)."""
     from pathlib import Path
 
     directory = Path(directory)
-    cases.to_csv(directory / "cases.csv", index=False, float_format="%.6g",
-                 lineterminator="\n")
+    cases_csv = cases.to_csv(None, index=False, float_format="%.6g", lineterminator="\n")
     lines = summary_lines(cases, matrix)
     axes = (["block"] if "block" in cases.columns else []) + list(matrix.axes)
     figures = {"heatmap.png": _png(heatmap(cases, matrix)),
                "utilisation.png": _png(utilisation_plot(cases))}
-    for name, data in figures.items():
-        (directory / name).write_bytes(data)
     base = matrix.baseline["name"]
     cand = matrix.candidate["name"]
     params = ", ".join(f"{k}={v}" for k, v in matrix.candidate.get("params", {}).items())
@@ -282,7 +281,6 @@ def write_report(directory, cases, matrix, limits, runner="simulator"):
            "## IOPS change against baseline utilisation", "", "![utilisation](utilisation.png)",
            "", "## Every case", "", "(also in cases.csv; every run in runs.csv)", "",
            _markdown_table(table), ""]
-    (directory / "report.md").write_text("\n".join(md), encoding="utf-8")
 
     def img(name):
         return (f'<img alt="{name}" src="data:image/png;base64,'
@@ -304,5 +302,9 @@ def write_report(directory, cases, matrix, limits, runner="simulator"):
         "<h2>IOPS change against baseline utilisation</h2>", img("utilisation.png"),
         "<h2>Every case</h2><p>Also in cases.csv; every run in runs.csv.</p>",
         table.to_html(index=False, na_rep="", float_format="%.4g"), "</body></html>", ""]
-    (directory / "report.html").write_text("\n".join(page), encoding="utf-8")
+    write_text(directory / "cases.csv", cases_csv, newline="")
+    for name, data in figures.items():
+        write_bytes(directory / name, data)
+    write_text(directory / "report.md", "\n".join(md))
+    write_text(directory / "report.html", "\n".join(page))
     return lines

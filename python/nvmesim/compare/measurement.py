@@ -2,10 +2,11 @@
 document (simulator or ``"source": "hw"``) or of a fio JSON output. The metrics come
 from the C++ reader that calibrate uses (core_reader.py)."""
 
-import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._files import read_json
 from .core_reader import core_metrics
 from .errors import CompareError
 from .fio_json import is_fio_json, read_fio_json
@@ -52,11 +53,41 @@ class Measurement:
     extra: dict = field(default_factory=dict)
 
 
+# The largest figure a measurement may give (IOPS, ns, CPUs): far above any real one, and
+# far enough below a double's range that the statistics and the plots stay finite.
+MAX_FIGURE = 1e15
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _latency_cdf(doc, where):
+    """The CDF's points: [latency_ns, fraction] pairs, latencies from 0 to MAX_FIGURE and
+    fractions from 0 to 1, neither decreasing."""
+    at = f"{where}/aggregate/latency_cdf"
     cdf = doc["aggregate"].get("latency_cdf")
     if not isinstance(cdf, list) or not cdf:
-        raise CompareError(f"{where}/aggregate/latency_cdf: missing or empty")
-    return LatencyCdf("binned", tuple((float(x), float(f)) for x, f in cdf))
+        raise CompareError(f"{at}: missing or empty")
+    points = []
+    for i, point in enumerate(cdf):
+        if not (isinstance(point, list) and len(point) == 2 and all(map(_number, point))):
+            raise CompareError(f"{at}/{i}: must be [latency_ns, fraction], two numbers")
+        x, f = float(point[0]), float(point[1])
+        if not 0 <= x <= MAX_FIGURE or not 0 <= f <= 1:
+            raise CompareError(f"{at}/{i}: latency must be from 0 to {MAX_FIGURE:g} ns and "
+                               f"fraction from 0 to 1, got [{x:g}, {f:g}]")
+        if points and (x < points[-1][0] or f < points[-1][1]):
+            raise CompareError(f"{at}/{i}: latency and fraction must not decrease")
+        points.append((x, f))
+    return LatencyCdf("binned", tuple(points))
+
+
+def _check_figures(metrics, where):
+    for key, v in metrics.items():
+        if v is not None and not (_number(v) and abs(v) <= MAX_FIGURE):
+            raise CompareError(f"{where}: {key} = {v!r}: must be a finite number of at most "
+                               f"{MAX_FIGURE:g}")
 
 
 def measurement_of(doc, path="(document)"):
@@ -64,9 +95,11 @@ def measurement_of(doc, path="(document)"):
     where = str(path)
     if is_fio_json(doc):
         metrics, quantiles = read_fio_json(doc, where)
+        _check_figures(metrics, where)
         return Measurement(where, "fio", metrics,
                            LatencyCdf("quantiles", tuple((v, p) for p, v in quantiles)))
     source, metrics = core_metrics(doc, where)  # "neither kind" is the C++ reader's error
+    _check_figures(metrics, where)
     cdf = _latency_cdf(doc, where)
     if source == "hw":
         # A host cannot see the drive's utilisation: the busiest core's (its contexts'
@@ -86,12 +119,4 @@ def measurement_of(doc, path="(document)"):
 def load_measurement(path):
     """Reads a results document or fio JSON output file."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise CompareError(f"{path}: cannot read ({exc.strerror})")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CompareError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})")
-    return measurement_of(doc, str(path))
+    return measurement_of(read_json(p, lambda why: CompareError(f"{path}: {why}")), str(path))

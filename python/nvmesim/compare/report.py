@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+from .._files import write_text
 from .comparison import GROUPS, SATURATED_ABOVE
 from .measurement import METRICS
 
@@ -206,22 +207,25 @@ def _summary(c):
 
 
 def write_report(c, directory):
-    """Writes the report files; returns their paths."""
+    """Writes the report files; returns their paths. Each is built before any is written,
+    then each replaces its previous file whole (nvmesim._files)."""
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     md = _markdown(c)
-    (d / "report.md").write_text(md)
-    (d / "report.html").write_text(_html(c, md))
-    (d / "summary.json").write_text(json.dumps(_summary(c), indent=2) + "\n")
-    with open(d / "points.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["point", "group", "measured_source", "measured_utilization",
-                    "simulated_utilization", "metric", "measured", "simulated", "err_pct", "ks"])
-        for p in c.points:
-            for key, m in p["metrics"].items():
-                w.writerow([p["name"], p["group"], p["measured_source"],
-                            p["measured_utilization"], p["simulated_utilization"], key,
-                            m["measured"], m["simulated"], m["err"], p["ks"]])
+    points = io.StringIO(newline="")
+    w = csv.writer(points)
+    w.writerow(["point", "group", "measured_source", "measured_utilization",
+                "simulated_utilization", "metric", "measured", "simulated", "err_pct", "ks"])
+    for p in c.points:
+        for key, m in p["metrics"].items():
+            w.writerow([p["name"], p["group"], p["measured_source"],
+                        p["measured_utilization"], p["simulated_utilization"], key,
+                        m["measured"], m["simulated"], m["err"], p["ks"]])
+    texts = {"report.md": md, "report.html": _html(c, md),
+             "summary.json": json.dumps(_summary(c), indent=2) + "\n",
+             "points.csv": points.getvalue()}
+    d.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        write_text(d / name, text, newline="")
     return {k: d / f for k, f in (("md", "report.md"), ("html", "report.html"),
                                   ("summary", "summary.json"), ("csv", "points.csv"))}
 

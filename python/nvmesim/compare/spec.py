@@ -8,12 +8,12 @@ bounds. A JSON file (schema: SPEC_SCHEMA, docs/compare.md)::
 Relative file names are relative to the spec's directory.
 """
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jsonschema
 
+from .._files import read_json
 from .errors import CompareError
 
 __all__ = ["Pair", "Spec", "SPEC_FORMAT", "SPEC_SCHEMA", "load_spec", "spec_of_pair"]
@@ -67,12 +67,7 @@ def _pointer(path):
 
 def load_spec(path):
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text())
-    except OSError as exc:
-        raise CompareError(f"{path}: cannot read ({exc.strerror})")
-    except json.JSONDecodeError as exc:
-        raise CompareError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})")
+    doc = read_json(p, lambda why: CompareError(f"{path}: {why}"))
     errors = sorted(jsonschema.Draft202012Validator(SPEC_SCHEMA).iter_errors(doc),
                     key=lambda e: list(e.absolute_path))
     if errors:
