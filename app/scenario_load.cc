@@ -154,6 +154,10 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
         r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
         return d;
       }
+      if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
+        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
+        return d;
+      }
       points.push_back(json::array({p, t}));
     }
   } else {
@@ -648,6 +652,29 @@ std::optional<InputError> apply_fio_reference(json& doc, const std::string& base
   return std::nullopt;
 }
 
+// A job deeper than the queues it submits to: the queue holds depth - 1 commands (one
+// entry stays empty so that full and empty differ), so the job runs with that many in
+// flight, not its iodepth -- legal, as on Linux, but rarely what was meant. An iodepth
+// equal to the queue's size (QD1024 on 1024 entries, as the published runs) is the usual
+// setup and one short: not worth a warning.
+void warn_jobs_deeper_than_queues(const Scenario& sc, std::vector<std::string>& warnings) {
+  for (std::size_t j = 0; j < sc.jobs.size(); ++j) {
+    const JobSpec& js = sc.jobs[j];
+    for (uint32_t d : js.drives) {
+      if (d >= sc.drives.size()) continue;
+      const uint32_t depth = std::min(sc.queue_depth, sc.drives[d].profile.max_queue_depth);
+      const uint32_t room = depth > 0 ? depth - 1 : 0;
+      if (js.iodepth <= depth) continue;
+      warnings.push_back("/jobs/" + std::to_string(j) + "/iodepth: " + std::to_string(js.iodepth) +
+                         " is more than a queue of drive " + sc.drives[d].name + " holds (" + std::to_string(room) +
+                         " commands: queue_depth " + std::to_string(sc.queue_depth) + ", the drive's max_queue_depth " +
+                         std::to_string(sc.drives[d].profile.max_queue_depth) + ", less one): the job keeps at most " +
+                         std::to_string(room) + " in flight there, " + std::to_string(js.iodepth - room) + " fewer");
+      break;  // one warning per job
+    }
+  }
+}
+
 LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir) {
   std::optional<InputError> err;
   if (!doc.is_object()) return InputError{"/", "a scenario must be a JSON object"};
@@ -681,6 +708,7 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
     const std::string dp = "/drives/" + std::to_string(i) + "/profile";
     if (auto e = check_profile_ranges(doc["drives"][i]["profile"], dp, out.warnings)) return *e;
   }
+  warn_jobs_deeper_than_queues(out.scenario, out.warnings);
   if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return *e;
   out.resolved = scenario_to_json(out.scenario);
   return out;

@@ -152,6 +152,37 @@ TEST(InputSafety, EmpiricalCdfTimesAreBounded) {
   EXPECT_EQ(e.path, "/drives/0/profile/write/cdf/1");
 }
 
+TEST(InputSafety, CdfLinesEndAfterTheirPoint) {
+  for (const char* junk : {"0.5,100 junk\n1.0,200\n", "0.5,100,7\n1.0,200\n", "0.5,100\n1.0,200x\n"}) {
+    fs::path f = temp_file("nvmesim_cdf_junk.csv", junk);
+    InputError e = load_error({R"(drives.0.profile.read={"dist":"empirical","cdf_file":")" + f.string() + "\"}"});
+    EXPECT_EQ(e.path, "/drives/0/profile/read/cdf_file") << junk;
+    EXPECT_NE(e.message.find("then the line's end"), std::string::npos) << e.message;
+  }
+  fs::path ok = temp_file("nvmesim_cdf_ok.csv", "0.5,100  \r\n1.0,200\n");  // trailing blanks, CRLF
+  // (The profile's ranges then name /read/mean_ns, which the CDF replaced: not the file.)
+  EXPECT_NE(load_error({R"(drives.0.profile.read={"dist":"empirical","cdf_file":")" + ok.string() + "\"}"}).path,
+            "/drives/0/profile/read/cdf_file");
+}
+
+// A job deeper than its queue runs with what the queue holds: said, with by how much.
+TEST(InputSafety, AJobDeeperThanItsQueueIsWarnedAbout) {
+  auto warnings = [](std::vector<std::string> overrides) {
+    LoadOptions o;
+    o.overrides = std::move(overrides);
+    auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
+    EXPECT_TRUE(std::holds_alternative<LoadedScenario>(r));
+    std::string all;
+    for (const auto& w : std::get<LoadedScenario>(r).warnings) all += w + "\n";
+    return all;
+  };
+  const std::string w = warnings({"queue_depth=2"});
+  EXPECT_NE(w.find("/jobs/0/iodepth: 1024 is more than a queue of drive nvme0 holds (1 commands"), std::string::npos) << w;
+  EXPECT_NE(w.find("1023 fewer"), std::string::npos) << w;
+  // QD1024 on 1024 entries (the published runs) is one short by design: no warning.
+  EXPECT_EQ(warnings({}).find("iodepth"), std::string::npos);
+}
+
 // ---- files ------------------------------------------------------------------------------
 
 TEST(InputFile, OnlyRegularFilesUpToTheCap) {
