@@ -143,8 +143,14 @@ class Loader {
     }
     enum { kKind, kT, kQueue, kCid, kOp, kBlocks, kSubmit, kDoorbell, kPosted, kSeen };
     // Optional (traces written before it have none; hw traces leave it empty).
-    const auto unit_done_col = static_cast<std::size_t>(
-        std::find(header.fields.begin(), header.fields.end(), "unit_done_ns") - header.fields.begin());
+    auto optional_col = [&](std::string_view name) {
+      return static_cast<std::size_t>(std::find(header.fields.begin(), header.fields.end(), name) - header.fields.begin());
+    };
+    const auto unit_done_col = optional_col("unit_done_ns");
+    // Columns the replay does not use, checked all the same: a row that is wrong in one is
+    // not a row of this format (a shifted column, a file of another kind).
+    const std::size_t lba_col = optional_col("lba"), status_col = optional_col("status"),
+                      irq_col = optional_col("irq_ns"), by_col = optional_col("completed_by");
     const std::optional<uint32_t> drive_by_name = named_drive();
     if (!o_.drive.empty() && !drive_by_name) return InputError{"--replay-drive", "no drive named '" + o_.drive + "' in the scenario"};
     int64_t last_t = -1;
@@ -181,8 +187,25 @@ class Loader {
       last_t = t;
       // irq, irq_held, mode rows: the simulation makes its own. inflight: submitted in the
       // window, not seen in it (no cqe_seen; doorbell and posting when the window saw them).
-      const bool inflight = f[col[kKind]] == "inflight";
-      if (f[col[kKind]] != "cmd" && !inflight) continue;
+      const std::string& kind = f[col[kKind]];
+      const bool inflight = kind == "inflight";
+      if (kind != "cmd" && !inflight) {
+        if (kind == "irq" || kind == "irq_held" || kind == "mode") continue;
+        return at(rec->line, "kind", "expected cmd, inflight, irq, irq_held or mode, got '" + kind + "'");
+      }
+      auto unused_number = [&](std::size_t c, std::string_view name, int64_t hi) -> std::optional<InputError> {
+        if (c >= f.size() || f[c].empty()) return std::nullopt;
+        auto v = parse_int(f[c]);
+        if (!v || *v < 0 || *v > hi)
+          return at(rec->line, name, "expected an integer from 0 to " + std::to_string(hi) + ", got '" + f[c] + "'");
+        return std::nullopt;
+      };
+      if (auto e = unused_number(lba_col, "lba", INT64_MAX)) return e;
+      if (auto e = unused_number(status_col, "status", 65535)) return e;
+      if (auto e = unused_number(irq_col, "irq_ns", kMaxTimeNs)) return e;
+      if (by_col < f.size() && !f[by_col].empty() && f[by_col] != "irq" && f[by_col] != "thread" &&
+          f[by_col] != "timer" && f[by_col] != "app")
+        return at(rec->line, "completed_by", "expected irq, thread, timer or app, got '" + f[by_col] + "'");
 
       int64_t queue = 0, cid = 0, blocks = 0, submit = 0, doorbell = 0, seen = 0;
       std::optional<int64_t> posted, inflight_doorbell;
