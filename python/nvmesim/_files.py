@@ -14,11 +14,31 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["read_json", "atomic_open", "write_text", "write_bytes"]
+__all__ = ["read_json", "atomic_open", "write_text", "write_bytes", "output_dir"]
 
 
 def _no_constant(name):
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs):
+    """An object whose keys are all different: a repeated key would hide its first value
+    (json keeps the last), as the C++ reader refuses too."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def output_dir(text):
+    """argparse type of an output directory option: a path, never empty (an empty one
+    would quietly mean the default or the current directory)."""
+    if not text or not text.strip():
+        import argparse
+        raise argparse.ArgumentTypeError("must name a directory, got an empty path")
+    return text
 
 
 def read_json(path, error):
@@ -32,8 +52,10 @@ def read_json(path, error):
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text (byte {exc.start})") from None
+    if "\0" in text:  # where one reader stops and another does not
+        raise error(f"not JSON (a NUL byte at offset {text.index(chr(0))})")
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise error(f"not JSON (line {exc.lineno}: {exc.msg})") from None
     except ValueError as exc:

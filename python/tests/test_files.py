@@ -51,7 +51,9 @@ def test_read_json_says_why(tmp_path):
     class Bad(Exception):
         pass
     cases = {b"{": "not JSON (line 1", b"\xff": "not UTF-8 text (byte 0)",
-             b"NaN": "NaN is not a JSON number", b"[" * 100000: "not JSON"}
+             b"NaN": "NaN is not a JSON number", b"[" * 100000: "not JSON",
+             b'{"a": 1, "b": {"k": 1, "k": 2}}': "key 'k' appears twice in one object",
+             b'{"a": 1}\x00junk': "a NUL byte at offset 8"}
     for data, words in cases.items():
         (tmp_path / "f.json").write_bytes(data)
         with pytest.raises(Bad, match=None) as info:
@@ -61,3 +63,17 @@ def test_read_json_says_why(tmp_path):
         read_json(tmp_path / "missing.json", Bad)
     (tmp_path / "f.json").write_text('{"a": [1, 2.5]}')
     assert read_json(tmp_path / "f.json", Bad) == {"a": [1, 2.5]}
+
+
+def test_output_directories_are_never_empty(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    for module in ("nvmesim.compare", "nvmesim.ab"):
+        done = subprocess.run([sys.executable, "-m", module, "x.json", "-o", ""], cwd=tmp_path,
+                              capture_output=True, text=True, env=env)
+        assert done.returncode == 2, done.stderr
+        assert "-o/--out: must name a directory, got an empty path" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert list(tmp_path.iterdir()) == []  # nothing written

@@ -8,6 +8,7 @@ command again to resume), 1 any other error (a drive that cannot go on, a crash)
 import argparse
 import sys
 
+from .._files import output_dir
 from . import Limits, MatrixError, ab, load_matrix
 from .matrix import ARMS
 
@@ -36,7 +37,7 @@ def _parser():
                             "A B A B per case")
     p.add_argument("--hw-cli", metavar="PATH",
                    help="nvmesim-hw executable (default: $NVMESIM_HW_CLI, else on PATH)")
-    p.add_argument("-o", "--out", metavar="DIR",
+    p.add_argument("-o", "--out", metavar="DIR", type=output_dir,
                    help="output directory (default: ab-<matrix name>); resumes what is there")
     p.add_argument("--duration-us", type=int, metavar="US",
                    help="measured window of every run (default: the matrix's)")

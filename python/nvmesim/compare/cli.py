@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .._files import output_dir
 from . import ACCEPTANCE, CompareError, compare, summary_lines
 
 PROG = "nvmesim compare"
@@ -25,7 +26,7 @@ def _parser():
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="a compare spec (JSON, format nvmesim-compare/1), or MEASURED "
                         "SIMULATED: one pair of files")
-    p.add_argument("-o", "--out", metavar="DIR",
+    p.add_argument("-o", "--out", metavar="DIR", type=output_dir,
                    help="report directory (default: compare-<name>)")
     p.add_argument("--fail-above", action="append", default=[], metavar="METRIC.STAT=X",
                    help="exit 1 if the statistic over all points is above X, e.g. "
