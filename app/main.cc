@@ -126,6 +126,7 @@ void print_policies(std::ostream& os) {
 struct RunArgs {
   std::string scenario, out_path, trace_path, command_trace_path, trace_window, seed, memory_limit, threads;
   std::vector<std::string> sets;
+  std::string duration_us, warmup_us;  // --duration-us / --warmup-us: overrides after --set
   std::string format = "results";  // -o's layout: results (docs/results.md) or fio-json
   bool quiet = false;
   bool check_invariants = false;
@@ -152,6 +153,9 @@ std::string default_replay_diff(const std::string& out_path) {
 nvmesim::LoadOptions load_options(const RunArgs& a) {
   nvmesim::LoadOptions opts;
   opts.overrides = a.sets;
+  // As ab's options of the same names: the last word on the window, after every --set.
+  if (!a.duration_us.empty()) opts.overrides.push_back("duration_us=" + a.duration_us);
+  if (!a.warmup_us.empty()) opts.overrides.push_back("warmup_us=" + a.warmup_us);
   if (!a.seed.empty()) opts.seed = parse_seed(a.seed);
   if (!a.memory_limit.empty()) opts.memory_limit = *parse_memory_limit(a.memory_limit);
   opts.trace = !a.trace_path.empty();
@@ -261,9 +265,11 @@ class ProgressLine {
   double last_print_ = 0;  // seconds: redraw the line at most ten times a second
 };
 
-// After a run: the summary on stdout, then the trace's name and the speed on stderr.
+// After a run: the summary on stdout, then the trace's name and the speed on stderr;
+// with -q nothing (errors only: what the run found is in its files).
 int report_run(const RunArgs& a, const nlohmann::json& results, const nvmesim::RunInfo& info) {
-  if (!a.quiet) nvmesim::print_summary(std::cout, results);
+  if (a.quiet) return finish_stdout(0);
+  nvmesim::print_summary(std::cout, results);
   if (int code = finish_stdout(0)) return code;  // the summary before the speed line on stderr
   if (results.contains("replay") && results["replay"].contains("span") &&
       results["replay"]["span"].value("warning", nlohmann::json()).is_string())
@@ -385,12 +391,25 @@ int run_main(int argc, char** argv) {
       "Run 'nvmesim COMMAND --help' for a command's options.");
 
   RunArgs ra;
+  // A whole number of microseconds (its range is the scenario's: the loader checks it).
+  const CLI::Validator whole_us(
+      [](std::string& v) -> std::string {
+        if (!v.empty() && v.size() <= 19 && v.find_first_not_of("0123456789") == std::string::npos) return "";
+        return "must be a whole number of microseconds, got '" + v + "'";
+      },
+      "US");
   auto add_scenario_options = [&](CLI::App* sub) {
     sub->add_option("SCENARIO", ra.scenario, "scenario JSON file or fio job file")->required();
     sub->add_option("--set", ra.sets, "override: path=value (repeatable)")
         ->type_name("PATH=VALUE")
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    sub->add_option("--duration-us", ra.duration_us, "measured window in us (as --set duration_us=US, after every --set)")
+        ->type_name("US")
+        ->check(whole_us);
+    sub->add_option("--warmup-us", ra.warmup_us, "warm-up in us (as --set warmup_us=US, after every --set)")
+        ->type_name("US")
+        ->check(whole_us);
     sub->add_option("--seed", ra.seed, "seed (0 .. 2^64-1), wins over the scenario and --set")
         ->type_name("N")
         ->check(checked(parse_seed, kSeedRule));
@@ -438,7 +457,7 @@ int run_main(int argc, char** argv) {
   run->add_flag("--check-invariants", ra.check_invariants,
                 "check the results against their invariants (docs/results.md) and fail (exit 1) on a broken one; "
                 "always on in Debug builds");
-  run->add_flag("-q,--quiet", ra.quiet, "no summary and no progress");
+  run->add_flag("-q,--quiet", ra.quiet, "print nothing but errors (no summary, warnings, speed or progress)");
   CLI::App* validate = app.add_subcommand("validate", "check a scenario (and its memory estimate) without running it");
   add_scenario_options(validate);
 

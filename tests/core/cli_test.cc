@@ -224,7 +224,7 @@ TEST(Cli, SeedsAboveTwoToTheSixtyThreeGiveDifferentRuns) {
 // their jobs and their cores): the results file is the same whichever number of threads
 // simulates them.
 TEST(Cli, ThreadsDoNotChangeTheResultsFile) {
-  const std::string run = "run " + scenario() + " --set duration_us=2000 --set warmup_us=1000 -q ";
+  const std::string run = "run " + scenario() + " --set duration_us=2000 --set warmup_us=1000 ";
   std::vector<std::string> texts;
   for (const char* n : {"1", "2", "4"}) {
     auto path = std::filesystem::temp_directory_path() / (std::string("nvmesim_cli_threads_") + n + ".json");
@@ -292,6 +292,25 @@ TEST(Cli, CheckInvariantsKeepsAGoodRunsResults) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
   EXPECT_EQ(text(dir / "nvmesim_cli_inv_a.json"), text(dir / "nvmesim_cli_inv_b.json"));
+}
+
+// -q prints nothing but errors; --duration-us and --warmup-us set the window after every
+// --set, as ab's options of the same names do.
+TEST(Cli, QuietPrintsNothingAndTheWindowHasItsOwnOptions) {
+  auto out = std::filesystem::temp_directory_path() / "nvmesim_cli_window.json";
+  Outcome o = cli("run " + scenario() + " --set duration_us=9000 --duration-us 2000 --warmup-us 500 -q -o " + out.string());
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_EQ(o.out, "");
+  std::ifstream in(out);
+  const auto r = nlohmann::json::parse(in);
+  EXPECT_EQ(r["window_ns"], 2'000'000);
+  EXPECT_EQ(r["scenario"]["warmup_us"], 500);
+  for (const char* bad : {"--duration-us -5", "--warmup-us 1.5", "--duration-us ''"}) {
+    Outcome b = cli("run " + scenario() + " " + bad + " -q");
+    EXPECT_EQ(b.code, 2) << bad;
+    EXPECT_NE(b.out.find(std::string(bad).substr(0, std::string(bad).find(' '))), std::string::npos) << b.out;
+  }
+  EXPECT_NE(cli("run " + scenario() + " --duration-us 0 -q").out.find("/duration_us: must be >= 1"), std::string::npos);
 }
 
 TEST(Cli, FioJsonFormatWritesFiosLayout) {
@@ -584,10 +603,10 @@ TEST(Cli, ReplayOfTheDefaultScenariosCommandTraceIsExact) {
   const std::string recorded = (dir / "nvmesim_cli_replay_recorded.json").string();
   Outcome rec = cli("run " + scenario() + " -q --command-trace " + t + " -o " + recorded);
   ASSERT_EQ(rec.code, 0) << rec.out;
-  Outcome rep = cli("run " + scenario() + " -q --replay " + t + " --replay-service -o " + out);
+  Outcome rep = cli("run " + scenario() + " --replay " + t + " --replay-service -o " + out);
   ASSERT_EQ(rep.code, 0) << rep.out;
-  // The trace ends 10 ms into the measured window, which lasts 40 ms: said on stderr (-q
-  // keeps the summary off stdout, not warnings).
+  // The trace ends 10 ms into the measured window, which lasts 40 ms: said on stderr (and
+  // in the results' replay.span.warning; -q prints nothing but errors).
   EXPECT_NE(rep.out.find("nvmesim: warning: the measured window"), std::string::npos) << rep.out;
   std::ifstream in(out);
   nlohmann::json r = nlohmann::json::parse(in)["replay"];
