@@ -2,7 +2,6 @@
 
 #include <functional>
 #include <set>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,17 +42,6 @@ struct DuplicateKey {
   std::string path;  // JSON pointer of the repeated key
 };
 
-// The JSON pointer escape of one key (RFC 6901).
-std::string pointer_token(std::string_view key) {
-  std::string t;
-  for (char c : key) {
-    if (c == '~') t += "~0";
-    else if (c == '/') t += "~1";
-    else t += c;
-  }
-  return t;
-}
-
 // Follows the parse (nlohmann's callback) to know where it is, and throws DuplicateKey
 // at a key its object already has.
 class KeyTracker {
@@ -90,7 +78,7 @@ class KeyTracker {
   }
   std::string path() const {
     std::string p;
-    for (const Frame& f : frames_) p += "/" + (f.object ? pointer_token(f.key) : std::to_string(f.index));
+    for (const Frame& f : frames_) p += "/" + (f.object ? json_pointer_token(f.key) : std::to_string(f.index));
     return p;
   }
   std::vector<Frame> frames_;
