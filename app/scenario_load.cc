@@ -781,6 +781,10 @@ LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts) 
     if (!doc) return *err;
     auto patch = fio_file_to_scenario_patch(path);
     if (auto* e = std::get_if<InputError>(&patch)) return *e;
+    // Named for the job file, not the testbed it runs on (the summary's title and the
+    // results' scenario.name said "default: policy A testbed ...").
+    (*doc)["name"] = "fio job file " + p.filename().string() + " on the default testbed";
+    (*doc)["comment"] = "nvmesim run " + path + ": the job file's jobs on scenarios/default.json's host and drives";
     for (auto& [k, v] : std::get<json>(patch).items()) (*doc)[k] = v;
     return finish_load(std::move(*doc), opts, default_scenarios_dir());
   }

@@ -31,11 +31,21 @@ void print_summary(std::ostream& os, const nlohmann::json& r) {
   const auto& irq = r["aggregate"]["interrupts"];
   os << "  interrupts: " << irq["total"] << " (useful " << irq["useful"] << ", spurious " << irq["spurious"]
      << ", masked lazily " << irq["masked_lazily"] << ")\n";
+  // Drives that did nothing in the window (no job of the run targets them: a fio job file
+  // on the default testbed) are named once, not given a line of zeros each.
+  std::string idle;
+  std::size_t idle_count = 0;
   for (const auto& d : r["drives"]) {
     std::string name = d["name"].get<std::string>();
+    if (d["ios"].get<uint64_t>() == 0 && d.value("device", nlohmann::json::object()).value("commands", uint64_t{0}) == 0) {
+      idle += (idle.empty() ? "" : ", ") + name;
+      ++idle_count;
+      continue;
+    }
     name.resize(8, ' ');
     line(os, name, d);
   }
+  if (idle_count > 0) os << "  idle drive" << (idle_count > 1 ? "s" : "") << ": " << idle << "\n";
   os << "  cores (busy %: hardirq softirq irq_thread app):\n";
   for (const auto& c : r["cores"]) {
     const auto& f = c["fractions"];

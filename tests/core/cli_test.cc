@@ -313,6 +313,18 @@ TEST(Cli, QuietPrintsNothingAndTheWindowHasItsOwnOptions) {
   EXPECT_NE(cli("run " + scenario() + " --duration-us 0 -q").out.find("/duration_us: must be >= 1"), std::string::npos);
 }
 
+// A fio job file names its own run, and the drives its jobs leave idle get one line.
+TEST(Cli, AFioJobFileNamesItsRunAndItsIdleDrives) {
+  auto job = std::filesystem::temp_directory_path() / "nvmesim_cli_job.fio";
+  std::ofstream(job) << "[j]\nrw=randread\niodepth=8\nfilename=/dev/nvme2n1\n";
+  Outcome o = cli("run " + job.string() + " --duration-us 2000 --warmup-us 500");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_EQ(o.out.rfind("fio job file nvmesim_cli_job.fio on the default testbed", 0), 0u) << o.out;
+  EXPECT_NE(o.out.find("  nvme2     IOPS"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("  idle drives: nvme0, nvme1, nvme3\n"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("nvme0     IOPS"), std::string::npos) << o.out;
+}
+
 TEST(Cli, FioJsonFormatWritesFiosLayout) {
   auto out = std::filesystem::temp_directory_path() / "nvmesim_cli_fio.json";
   Outcome o = cli("run " + scenario() + " --set duration_us=2000 --set warmup_us=1000 -q --format fio-json -o " +
