@@ -63,6 +63,22 @@ def _run_task(task, threads=0):
         return index, seed, None, f"{type(exc).__name__}: {exc}"
 
 
+def _check_keys(source, keys, pointers, points, fixed_pairs, mapping):
+    """Raises ScenarioError for a grid key that names no scenario field (a typo), before
+    any run: every row would fail with the same "unknown key". A key whose values are
+    only bad for some points is not this: those rows carry their own error."""
+    for column, (key, pointer) in enumerate(zip(keys, pointers)):
+        value = next((point[column] for point in points if _is_value(point[column])), None)
+        if value is None:
+            continue
+        try:
+            load(source, apply_wildcards(list(fixed_pairs) + [(pointer, value)], mapping))
+        except ScenarioError as exc:
+            concrete = mapping.get(pointer, [pointer])
+            if exc.message == "unknown key" and any(c == exc.path or c.startswith(exc.path + "/") for c in concrete):
+                raise ScenarioError(exc.path, f"unknown key: grid key {key!r} names no scenario field") from None
+
+
 def _ignore_sigint():
     # Ctrl-C in a terminal reaches the whole process group; only the parent acts on it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -166,6 +182,7 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
 
     mapping = wildcard_map(source, pointers + [p for p, _ in fixed_pairs])
     load(source, apply_wildcards(fixed_pairs, mapping))  # a bad base fails here, once
+    _check_keys(source, keys, pointers, points, fixed_pairs, mapping)
 
     tasks = []
     for i, point in enumerate(points):

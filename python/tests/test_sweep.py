@@ -75,6 +75,18 @@ def test_failed_point_is_reported_and_the_rest_completes():
     assert df["iops"].isna().tolist() == [False, True, False]
 
 
+def test_a_grid_key_that_names_no_field_raises_before_running(monkeypatch):
+    ran = []
+    monkeypatch.setattr(sweep_module, "execute", lambda *a, **k: ran.append(1))
+    for key, path in (("jobs.0.iodeth", "/jobs/0/iodeth"), ("jobs.*.iodeth", "/jobs/0/iodeth"),
+                      ("polcy.name", "/polcy")):
+        with pytest.raises(nvmesim.ScenarioError) as info:
+            nvmesim.sweep("default", {key: [4, 8]}, progress=False, duration_us=2000)
+        assert info.value.path == path
+        assert f"grid key {key!r} names no scenario field" in info.value.message
+    assert ran == []
+
+
 def test_grid_as_list_of_points_and_labels():
     points = [{"jobs.*.iodepth": 32, "policy.name": "irq"}, {"jobs.*.iodepth": 64}]
     df = nvmesim.sweep("default", points, progress=False, labels={"jobs.*.iodepth": "qd"},
