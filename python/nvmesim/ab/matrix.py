@@ -139,10 +139,19 @@ def _keep_drives(doc, count, where):
         have = len(drives) if isinstance(drives, list) else 0
         raise MatrixError(where, f"the base scenario has {have} drives, fewer than {count}")
     kept = drives[:count]
-    names = {d.get("name") for d in kept if isinstance(d, dict)}
+    names = {d.get("name") for d in kept if isinstance(d, dict) and isinstance(d.get("name"), str)}
+    jobs = doc.get("jobs", [])
+    if not isinstance(jobs, list):
+        raise MatrixError(where, "the base scenario's /jobs is not a list")
+
+    def on_kept_drives(i, job):
+        targets = job.get("drives", [])  # absent: every drive, which are the kept ones now
+        if not isinstance(targets, list) or any(isinstance(t, bool) or not isinstance(t, (str, int)) for t in targets):
+            raise MatrixError(where, f"the base scenario's /jobs/{i}/drives is not a list of drive names or indexes")
+        return all(t in names if isinstance(t, str) else 0 <= t < count for t in targets)
+
     doc["drives"] = kept
-    doc["jobs"] = [j for j in doc.get("jobs", [])
-                   if isinstance(j, dict) and set(j.get("drives", [])) <= names]
+    doc["jobs"] = [j for i, j in enumerate(jobs) if isinstance(j, dict) and on_kept_drives(i, j)]
     if not doc["jobs"]:
         raise MatrixError(where, f"no job of the base scenario uses only the first {count} drives")
 
