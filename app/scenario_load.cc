@@ -333,12 +333,10 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
     Duration HostProfile::*member;
     int64_t min_ns = 0;
   };
-  // A look at a CQ takes time (min 1 ns): at 0, a polling loop that finds nothing would
-  // spin without simulated time passing, growing the event queue until memory runs out.
   static constexpr Field kFields[] = {
       {"doorbell_mmio_ns", &HostProfile::doorbell_mmio}, {"irq_entry_ns", &HostProfile::irq_entry},
       {"irq_exit_ns", &HostProfile::irq_exit},           {"irq_per_cqe_ns", &HostProfile::irq_per_cqe},
-      {"poll_per_cqe_ns", &HostProfile::poll_per_cqe},   {"poll_empty_check_ns", &HostProfile::poll_empty_check, 1},
+      {"poll_per_cqe_ns", &HostProfile::poll_per_cqe},   {"poll_empty_check_ns", &HostProfile::poll_empty_check},
       {"wakeup_ns", &HostProfile::wakeup},               {"context_switch_ns", &HostProfile::context_switch},
       {"wakeup_latency_ns", &HostProfile::wakeup_latency}, {"lazy_mask_ns", &HostProfile::lazy_mask},
       {"irq_disable_ns", &HostProfile::irq_disable},     {"irq_enable_ns", &HostProfile::irq_enable},

@@ -4,6 +4,7 @@
 // profile, is added to the running segment.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -36,7 +37,10 @@ class SimQueueEnv {
     return r.count;
   }
   bool poll_check() {
-    cost_ += host_->host().poll_empty_check;
+    // At least 1 ns: a look at a CQ takes time, and at 0 a polling loop that finds nothing
+    // would spin without simulated time passing (growing the event queue until memory ran
+    // out). A profile may say 0 where nothing polls.
+    cost_ += std::max(host_->host().poll_empty_check, Duration::ns(1));
     return cqe_pending();
   }
   void mask_vector() { cost_ += host_->mask_vector(*q_); }

@@ -24,7 +24,7 @@ inline nlohmann::json ideal_scenario() {
                         "irq_disable_ns", "irq_enable_ns", "softirq_entry_ns", "hrtimer_arm_ns",
                         "hrtimer_expiry_ns", "cond_resched_ns"})
     host[k] = 0;
-  host["poll_empty_check_ns"] = 1;  // its least: a look at the CQ takes time
+  host["poll_empty_check_ns"] = 1;  // what a polling loop charges at least (SimQueueEnv::poll_check)
   nlohmann::json dev = {{"name", "ideal"}, {"units", 4}, {"iops_max", 0}, {"link_bytes_per_s", 0},
                         {"read", {{"dist", "constant"}, {"mean_ns", 10000}}},
                         {"write", {{"dist", "constant"}, {"mean_ns", 10000}}},
