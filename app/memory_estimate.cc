@@ -87,10 +87,10 @@ MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trac
     uint64_t r = mul(js.iodepth, js.numjobs);
     requests = add(requests, r);
     if (r > most_requests) most_requests = r, req_job = i;
-    // Each clone: its Job with its reads' and writes' histograms, and per target drive a
-    // latency histogram and counters.
+    // Each clone: its Job, its reads' and writes' histograms in the results, and per
+    // target drive a latency histogram per direction and counters.
     uint64_t per_clone = add(add(sizeof(Job) + 2 * kHistogramBytes, kResultsPerObject),
-                             mul(js.drives.size(), add(kHistogramBytes, 2 * sizeof(uint64_t) + sizeof(uint32_t))));
+                             mul(js.drives.size(), add(2 * kHistogramBytes, 2 * sizeof(uint64_t) + sizeof(uint32_t))));
     uint64_t c = mul(js.numjobs, per_clone);
     clones_bytes = add(clones_bytes, c);
     if (c > most_clones) most_clones = c, clone_job = i;

@@ -36,18 +36,24 @@ results::TimelineEntry entry_of(const ModeChange& e) { return {e.time.ns(), e.fr
 void add_jobs(const System& sys, results::RunRecord& r, std::vector<Figures>& q_fig) {
   for (const Job& j : sys.jobs()) {
     results::JobRecord jr;
+    jr.by_direction.emplace();
     for (std::size_t s = 0; s < j.queues.size(); ++s) {
       const uint32_t gq = j.queues[s];
-      jr.figures.latency.merge(j.latency[s]);
-      q_fig[gq].latency.merge(j.latency[s]);
+      for (std::size_t d = 0; d < 2; ++d) {  // the job keeps one histogram per target and direction
+        jr.figures.latency.merge(j.latency[2 * s + d]);
+        q_fig[gq].latency.merge(j.latency[2 * s + d]);
+        (*jr.by_direction)[d].latency.merge(j.latency[2 * s + d]);
+      }
       q_fig[gq].ios += j.ios[s];
       q_fig[gq].bytes += j.bytes[s];
       jr.figures.ios += j.ios[s];
       jr.figures.bytes += j.bytes[s];
       jr.figures.irq.add(sys.queue_counters(gq), sys.queue_lazy_masked(gq));
     }
-    jr.by_direction.emplace();
-    for (std::size_t d = 0; d < 2; ++d) (*jr.by_direction)[d] = {j.ios_by_dir[d], j.bytes_by_dir[d], j.latency_by_dir[d]};
+    for (std::size_t d = 0; d < 2; ++d) {
+      (*jr.by_direction)[d].ios = j.ios_by_dir[d];
+      (*jr.by_direction)[d].bytes = j.bytes_by_dir[d];
+    }
     jr.name = j.spec->name;
     jr.job = j.spec_index;
     jr.clone = j.clone;

@@ -63,13 +63,13 @@ struct Job {
   uint32_t seg_count = 0;
 
   sim::Rng rng{0, 0};
-  // Measured, per target drive, over the window.
+  // Measured over the window: latency per target drive and direction (index
+  // 2 x target + 1 for writes: one record per I/O, merged per target or per direction
+  // when the results are gathered), I/Os and bytes per target drive, and per direction
+  // over all targets (0: reads, 1: writes: fio's read and write sections).
   std::vector<sim::Histogram> latency;
   std::vector<uint64_t> ios;
   std::vector<uint64_t> bytes;
-  // The same, per direction over all targets (0: reads, 1: writes): a mixed job's reads
-  // and writes reported apart (fio's read and write sections).
-  std::array<sim::Histogram, 2> latency_by_dir;
   std::array<uint64_t, 2> ios_by_dir{};
   std::array<uint64_t, 2> bytes_by_dir{};
 };

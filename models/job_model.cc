@@ -49,7 +49,7 @@ void JobModel::build(const Topology& topology, bool app_polls) {
     std::reverse(j.free_reqs.begin(), j.free_reqs.end());
     j.task = Task::make(Context::app, j.index, j.core);
     j.rng = sim::Rng(sc.seed, sim::stream_key("job", placed.spec, placed.clone));
-    j.latency.resize(js.drives.size());
+    j.latency.resize(2 * js.drives.size());
     j.ios.assign(js.drives.size(), 0);
     j.bytes.assign(js.drives.size(), 0);
     if (js.rate_iops > 0) j.mean_gap = Duration::ns(static_cast<int64_t>(1e9 / js.rate_iops));
@@ -415,11 +415,10 @@ void JobModel::reap(Job& j) {
     if (count) {
       std::size_t slot = 0;
       while (j.queues[slot] != r.queue) ++slot;
-      j.latency[slot].record((now - r.submitted).count_ns());
+      const std::size_t dir = r.write ? 1 : 0;
+      j.latency[2 * slot + dir].record((now - r.submitted).count_ns());
       ++j.ios[slot];
       j.bytes[slot] += r.bytes;
-      const std::size_t dir = r.write ? 1 : 0;
-      j.latency_by_dir[dir].record((now - r.submitted).count_ns());
       ++j.ios_by_dir[dir];
       j.bytes_by_dir[dir] += r.bytes;
     }
