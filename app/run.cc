@@ -258,6 +258,14 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
                          std::to_string((sc.warmup - *sc.warmup_given).count_ns() / 1000) +
                          " us into the run (warmup_covers_policy false keeps the warm-up as given)");
   add_mode_shares(sc, r);
+  uint64_t completed = 0;
+  for (const results::DriveRecord& d : r.drives) completed += d.commands;
+  if (r.aggregate.ios == 0 && completed > 0)
+    r.warnings.push_back("no I/O was reaped in the measured window, though the drives completed " +
+                         std::to_string(completed) + " commands in it: the window (" +
+                         std::to_string(sc.duration.count_ns() / 1000) +
+                         " us) is shorter than the jobs take to reap what completes (batches of iodepth_batch_complete_min, say), so "
+                         "its rates are not the jobs'");
   uint64_t dropped = 0, capped = 0;
   std::size_t kept = 0;
   for (const results::QueueRecord& q : r.queues)

@@ -143,6 +143,16 @@ TEST(ResultInvariants, APositiveWindow) {
   EXPECT_TRUE(names(f.broken(), "window_ns"));
 }
 
+// Completions the jobs did not reap in a window too short for their batches: 0 I/Os is
+// what the jobs saw, and the results say why.
+TEST(ResultInvariants, AWindowWithCompletionsButNoReapsSaysSo) {
+  const nlohmann::json r = run_scenario(testing::load_default({"duration_us=5", "warmup_us=1000"}), testing::checked());
+  ASSERT_EQ(r["aggregate"]["ios"], 0);
+  std::string all;
+  for (const auto& w : r["warnings"]) all += w.get<std::string>() + "\n";
+  EXPECT_NE(all.find("no I/O was reaped in the measured window, though the drives completed"), std::string::npos) << all;
+}
+
 // A record that breaks a law fails the run (an internal error), rather than being written.
 TEST(ResultInvariants, RunScenarioChecksWhenAsked) {
   LoadedScenario ls = testing::load_default({"duration_us=1000", "warmup_us=200"});
