@@ -26,13 +26,15 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       front_end_(eq.bind(&Device::on_front_end, this)),
       unit_done_(eq.bind(&Device::on_unit_done, this)),
       cqe_post_(eq.bind(&Device::on_cqe_post, this)),
+      port_turn_(eq.bind(&Device::on_port_turn, this)),
       profile_(profile),
       index_(index),
       rng_(seed, sim::stream_key("device", index)),
       sink_(sink),
       requests_(&requests),
       read_time_(profile.read),
-      write_time_(profile.write) {
+      write_time_(profile.write),
+      vectors_(eq, profile, this, &Device::emit) {
   fe_gap_ps_ = profile.iops_max > 0 ? clamp_ps(1e12 / profile.iops_max) : 0;
   ps_per_byte_ = profile.link_bytes_per_s > 0 ? 1e12 / profile.link_bytes_per_s : 0;
 }
@@ -44,20 +46,14 @@ uint32_t Device::add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bo
   q.cq.depth = depth;
   q.vector = vector;
   queues_.push_back(q);
-  if (vectors_.size() <= vector) vectors_.resize(vector + 1);
-  vectors_[vector].interrupts_enabled = interrupts_enabled;
+  vectors_.add_cq(vector, interrupts_enabled);
   return static_cast<uint32_t>(queues_.size() - 1);
 }
 
 void Device::cq_doorbell(uint32_t qid, uint32_t head) {
   SqState& q = queues_[qid];
   q.cq.host_head = head;
-  if (profile_.coalescing_count_restart != CoalescingRestart::on_cq_doorbell) return;
-  // The host consumed the vector's entries: what was held no longer needs an interrupt.
-  VectorState& v = vectors_[q.vector];
-  if (v.aggregated == 0) return;
-  v.aggregated = 0;
-  v.coalesce_timer.cancel();
+  vectors_.cq_consumed(q.vector);
 }
 
 void Device::sq_doorbell(uint32_t qid, uint32_t tail) {
@@ -332,7 +328,7 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
       d->write_cqe(q, cid);
     }
   }
-  d->signal(q.vector);
+  d->vectors_.signal(q.vector);
 }
 
 // The CQE write is emitted behind the drive's messages still at its root complex: it lands
@@ -361,76 +357,23 @@ void Device::write_landed_held(SqState& q) {
   }
 }
 
-void Device::signal(uint32_t vector) {
-  VectorState& v = vectors_[vector];
-  if (!v.interrupts_enabled) return;  // polled queue: no interrupt at all
-  if (coalescing_active() && !v.coalescing_disabled) {
-    if (++v.aggregated < coal_thr_ + 1) {
-      ++stats_.coalesced;
-      if (v.aggregated == 1) start_aggregation_time(vector);
-      return;
-    }
-    v.aggregated = 0;
-    v.coalesce_timer.cancel();
-  }
-  send(vector);
-}
-
-void Device::start_aggregation_time(uint32_t vector) {
-  const Duration t = Duration::us(100) * coal_time_;
-  if (profile_.coalescing_timer == CoalescingTimer::per_vector) {
-    eq_->schedule_in(t, &Device::on_coalesce_timer, this, vectors_[vector].coalesce_timer.arm(vector).pack());
-  } else if (!controller_timer_running_) {
-    controller_timer_running_ = true;
-    eq_->schedule_in(t, &Device::on_controller_coalesce_timer, this, controller_coalesce_timer_.arm(0).pack());
-  }
-}
-
-// One timer for the whole controller: when it expires, every vector holding postings
-// is signalled, whichever started the time.
-void Device::on_controller_coalesce_timer(void* self, uint64_t arg) {
+void Device::emit(void* self, uint32_t vector) {
   auto* d = static_cast<Device*>(self);
-  if (!d->controller_coalesce_timer_.current(sim::TimerToken::unpack(arg))) return;
-  d->controller_timer_running_ = false;
-  for (uint32_t v = 0; v < d->vectors_.size(); ++v) {
-    if (d->vectors_[v].aggregated == 0) continue;
-    d->vectors_[v].aggregated = 0;
-    d->send(v);
-  }
-}
-
-void Device::on_coalesce_timer(void* self, uint64_t arg) {
-  auto* d = static_cast<Device*>(self);
-  const sim::TimerToken token = sim::TimerToken::unpack(arg);
-  VectorState& v = d->vectors_[token.owner];
-  if (!v.coalesce_timer.current(token) || v.aggregated == 0) return;
-  v.aggregated = 0;
-  v.coalesce_timer.cancel();
-  d->send(token.owner);
-}
-
-void Device::send(uint32_t vector) {
-  VectorState& v = vectors_[vector];
-  if (v.masked) {
-    v.pending = true;
-    ++stats_.msix_held;
+  ++d->stats_.msix_messages;
+  if (!d->order_) {
+    d->sink_.message(d->sink_.self, d->index_, vector, Duration::zero(), false);
     return;
   }
-  emit(vector);
+  d->emit_ordered(vector);
 }
 
-void Device::emit(uint32_t vector) {
-  ++stats_.msix_messages;
-  if (!order_) {
-    sink_.message(sink_.self, index_, vector, Duration::zero(), false);
-    return;
-  }
+void Device::emit_ordered(uint32_t vector) {
   ++messages_emitted_;
   // The port's message has left and none waits behind it (else the next one's turn is
   // due, and this one goes behind it): the port is free.
   if (port_busy_ && port_sent_ && port_messages_.empty() && !order_->stalls(eq_->now())) port_busy_ = false;
   if (port_busy_) {  // behind the port's message at the root complex
-    if (port_messages_.empty() && port_sent_) eq_->schedule(order_->visible_from(eq_->now()), &Device::on_port_turn, this, 0);
+    if (port_messages_.empty() && port_sent_) eq_->schedule(order_->visible_from(eq_->now()), port_turn_, 0);
     port_messages_.push_back(vector);
     return;
   }
@@ -480,7 +423,7 @@ void Device::message_sent(Time leaves) {
     --q.waiting;
     hold_cqe(q, w.cid, leaves);  // counted as stalled when it began to wait
   }
-  if (!port_messages_.empty()) eq_->schedule(leaves, &Device::on_port_turn, this, 0);
+  if (!port_messages_.empty()) eq_->schedule(leaves, port_turn_, 0);
 }
 
 // The port's message left its root complex: the next one is at the head now.
@@ -490,15 +433,6 @@ void Device::on_port_turn(void* self, uint64_t) {
   const uint32_t vector = d->port_messages_.front();
   d->port_messages_.pop_front();
   d->present(vector);
-}
-
-void Device::set_vector_masked(uint32_t vector, bool masked) {
-  VectorState& v = vectors_[vector];
-  v.masked = masked;
-  if (!masked && v.pending) {
-    v.pending = false;
-    emit(vector);
-  }
 }
 
 // Admin commands complete after `admin_command`; arg packs (kind, vector/thr, value).
@@ -518,21 +452,10 @@ void Device::on_admin_done(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
   uint64_t kind = arg >> 62;
   if (kind == 1) {
-    d->coal_thr_ = static_cast<uint32_t>((arg >> 8) & 0xff);
-    d->coal_time_ = static_cast<uint32_t>(arg & 0xff);
-    if (!d->coalescing_active()) {
-      // Turning coalescing off releases what was being held back.
-      for (uint32_t v = 0; v < d->vectors_.size(); ++v) {
-        if (d->vectors_[v].aggregated) {
-          d->vectors_[v].aggregated = 0;
-          d->vectors_[v].coalesce_timer.cancel();
-          d->send(v);
-        }
-      }
-    }
+    d->vectors_.set_coalescing(static_cast<uint32_t>((arg >> 8) & 0xff), static_cast<uint32_t>(arg & 0xff));
   } else if (kind == 2) {
     auto vector = static_cast<uint32_t>((arg & ((uint64_t{1} << 62) - 1)) >> 1);
-    d->vectors_[vector].coalescing_disabled = (arg & 1) != 0;
+    d->vectors_.set_coalescing_disabled(vector, (arg & 1) != 0);
   }
 }
 

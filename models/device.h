@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/device_command.h"
+#include "models/msix_vectors.h"
 #include "models/posted_write_order.h"
 #include "models/queue_memory.h"
 #include "models/ring_fifo.h"
@@ -20,7 +21,6 @@
 #include "models/service_time.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
-#include "sim/timer_token.h"
 #include "vocab/nvme_ring.h"
 #include "vocab/profiles.h"
 
@@ -81,7 +81,6 @@ class Device {
 
   // Creates I/O queue pair `qid` (0-based among I/O queues) signalling `vector`.
   uint32_t add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled);
-  uint32_t vector_count() const { return static_cast<uint32_t>(vectors_.size()); }
   // --replay-service: each command's posting time comes from `s` instead of the units,
   // the service distributions and the link (null: the model's own). Before the run.
   void use_replayed_service(const ReplayedService* s) { replayed_ = s; }
@@ -116,15 +115,14 @@ class Device {
   Duration read_post_delay(uint32_t bytes) const;
 
   // MSI-X table mask bit of a vector; unmasking with the pending bit set sends it.
-  void set_vector_masked(uint32_t vector, bool masked);
-  bool vector_masked(uint32_t vector) const { return vectors_[vector].masked; }
-  bool vector_pending(uint32_t vector) const { return vectors_[vector].pending; }
+  void set_vector_masked(uint32_t vector, bool masked) { vectors_.set_masked(vector, masked); }
+  bool vector_pending(uint32_t vector) const { return vectors_.pending(vector); }
 
   // Set Features 08h / 09h through the admin queue: effective after the admin command
   // completes. thr is 0's based; thr == 0 or time_100us == 0 turns coalescing off.
   void admin_set_coalescing(uint32_t thr, uint32_t time_100us);
   void admin_set_vector_coalescing_disabled(uint32_t vector, bool disabled);
-  bool coalescing_active() const { return coal_thr_ != 0 && coal_time_ != 0; }
+  bool coalescing_active() const { return vectors_.coalescing_active(); }
 
   // CQEs posted and not yet consumed, given the host's CQ head.
   uint32_t cq_pending(uint32_t qid, uint32_t host_head) const {
@@ -139,6 +137,8 @@ class Device {
   DeviceStats stats() const {
     DeviceStats s = stats_;
     for (const SqState& q : queues_) s.commands += landed_held(q);
+    s.msix_held = vectors_.held();
+    s.coalesced = vectors_.coalesced();
     return s;
   }
   uint32_t index() const { return index_; }
@@ -166,14 +166,6 @@ class Device {
     RingFifo<HeldCqe> held;
     uint32_t waiting = 0;  // its CQEs in waiting_cqes_ (behind a message not yet sent)
   };
-  struct VectorState {
-    bool masked = false;
-    bool pending = false;
-    bool coalescing_disabled = false;  // Feature 09h CD
-    bool interrupts_enabled = true;    // IEN of the CQ(s) using it
-    uint32_t aggregated = 0;
-    sim::TimerGeneration coalesce_timer;
-  };
 
   static void on_doorbell_seen(void* self, uint64_t arg);
   static void on_front_end(void* self, uint64_t arg);
@@ -181,8 +173,6 @@ class Device {
   void front_end_turn();
   static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
   static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
-  static void on_coalesce_timer(void* self, uint64_t arg);
-  static void on_controller_coalesce_timer(void* self, uint64_t arg);
   static void on_admin_done(void* self, uint64_t arg);
 
   void kick_front_end();
@@ -191,13 +181,9 @@ class Device {
   void schedule_post(uint32_t cid, uint32_t qid, Time post);
   void replay_post(uint32_t cid, Time fetched);
   static void on_replayed_known(void* self, uint64_t cid);
-  void signal(uint32_t vector);
-  // The aggregation time starts with a vector's first held posting (per the profile:
-  // the vector's own timer, or the controller's one timer if it is not running).
-  void start_aggregation_time(uint32_t vector);
-  void send(uint32_t vector);
   // The message leaves the device now: to the host, or to the platform in PCIe order.
-  void emit(uint32_t vector);
+  static void emit(void* self, uint32_t vector);
+  void emit_ordered(uint32_t vector);  // behind the port's messages at the root complex
   void hold_cqe(SqState& q, uint32_t cid, Time at);
   // The root complex took the message the port presented: its later writes land from
   // `leaves` on, and the next message of the port goes there then.
@@ -247,7 +233,7 @@ class Device {
 
   sim::EventQueue* eq_;
   // The per-command handlers, bound once (sim::EventQueue::bind).
-  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, cqe_post_;
+  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, cqe_post_, port_turn_;
   DeviceProfile profile_;
   uint32_t index_;
   sim::Rng rng_;
@@ -257,7 +243,7 @@ class Device {
   ServiceTime write_time_;
   const ReplayedService* replayed_ = nullptr;
   std::vector<SqState> queues_;
-  std::vector<VectorState> vectors_;
+  MsixVectors vectors_;
   std::vector<uint32_t> rr_;   // queues with fetched-but-unprocessed SQEs, round robin
   std::size_t rr_pos_ = 0;
   bool fe_scheduled_ = false;
@@ -272,10 +258,6 @@ class Device {
   int64_t last_tx_ps_ = 0;
   uint32_t units_busy_ = 0;
   RingFifo<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
-  uint32_t coal_thr_ = 0;
-  uint32_t coal_time_ = 0;
-  sim::TimerGeneration controller_coalesce_timer_;  // CoalescingTimer::controller
-  bool controller_timer_running_ = false;
   std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
   // The port's messages in PCIe order: one at its root complex at a time (presented, then
   // sent), the later ones behind it, and the CQEs written behind messages not yet sent.
