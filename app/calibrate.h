@@ -1,5 +1,5 @@
 // nvmesim calibrate: fits profile parameters to measured runs by running the simulator
-// (docs/calibration.md, "Calibrating a profile"). Deterministic: the same spec and date give
+// (docs/calibrating.md). Deterministic: the same spec and date give
 // the same report and fitted profiles, byte for byte.
 #pragma once
 

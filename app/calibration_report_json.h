@@ -1,4 +1,4 @@
-// The calibration report document, `nvmesim-calibration/1` (docs/calibration.md, "Reading
+// The calibration report document, `nvmesim-calibration/1` (docs/calibrating.md, "Reading
 // the report"): the method, each parameter with its standard error, interval, feasible
 // range and identifiability, the correlations and singular values, the starts, the
 // feasible set, every run's metrics with the held-out prediction intervals, and the

@@ -1,6 +1,6 @@
 // The calibration spec (`nvmesim-calibrate/1`, scenarios/calibration.schema.json): the
 // measured runs, which fit and which are held out, the profile parameters to fit with their
-// bounds, and the fit's settings. docs/calibration.md, "Calibrating a profile".
+// bounds, and the fit's settings. docs/calibrating.md, "The spec".
 #pragma once
 
 #include <cstdint>

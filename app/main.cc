@@ -482,7 +482,7 @@ int run_main(int argc, char** argv) {
       "fit profile parameters to measured runs (hw results, fio JSON, published rows) and report\n"
       "what the data pin: values, standard errors, correlations, the scaled Jacobian's singular values,\n"
       "parameters that cannot be identified, the feasible set and the held-out runs' prediction\n"
-      "intervals (docs/calibration.md, \"Calibrating a profile\")");
+      "intervals (docs/calibrating.md)");
   calibrate->add_option("SPEC", ca.spec, "calibration spec (nvmesim-calibrate/1, scenarios/calibration.schema.json)")
       ->required();
   calibrate->add_option("-o,--output", ca.out_path,

@@ -50,8 +50,8 @@ struct JobSpec {
   double rate_iops = 0;                     // 0: closed loop; else per-job open-loop rate
   RateProcess rate_process = RateProcess::linear;
   // The engine's completion posting for this job when it differs from the host's (a
-  // program that sets up its ring with DEFER_TASKRUN; neither fio's io_uring engine nor
-  // t/io_uring does, docs/calibration.md item 5).
+  // program that sets up its ring differently: fio's io_uring engine and t/io_uring set
+  // DEFER_TASKRUN since 2022, older set-ups do not; docs/calibration.md, "Host costs").
   std::optional<CompletionPosting> completion;
   // io_uring: one io_uring_enter both submits a batch and waits for completions
   // (t/io_uring, liburing's io_uring_submit_and_wait). fio's io_uring engine commits with

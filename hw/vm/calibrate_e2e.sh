@@ -5,7 +5,7 @@
 # `nvmesim run` simulates the two held out with the fitted profile, and `nvmesim compare`
 # sets those beside their measurements, and one hw command trace is replayed. A check of the mechanism, not of performance:
 # every step must succeed and the report's statistics must be present and finite; how
-# close the numbers come is written down in docs/calibration.md, not asserted.
+# close the numbers come is written down in docs/calibrating.md, "End to end in the VM", not asserted.
 #
 # Usage: calibrate_e2e.sh --cache DIR --binary NVMESIM_HW --nvmesim NVMESIM --work DIR
 # Exit codes: 0 pass, 1 fail, 77 skip (no QEMU), as run-vm.sh.

@@ -1,5 +1,4 @@
-"""nvmesim.calibrate: fit profile parameters to measured runs (docs/calibration.md,
-"Calibrating a profile"). The same C++ spec loader and fitter as ``nvmesim calibrate``."""
+"""nvmesim.calibrate: fit profile parameters to measured runs (docs/calibrating.md). The same C++ spec loader and fitter as ``nvmesim calibrate``."""
 
 import json
 from pathlib import Path
