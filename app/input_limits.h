@@ -1,4 +1,4 @@
-// The limits on what the loaders accept, in one place (docs/scenarios.md states them).
+// The limits on what the loaders accept, in one place (docs/input-limits.md states them).
 // Each keeps a bad or hostile input from costing more than seconds and a bounded amount
 // of memory: it is refused with an InputError (exit 2) instead.
 #pragma once

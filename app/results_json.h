@@ -1,6 +1,8 @@
 // The parts of the results document (docs/results.md, `nvmesim-results/1`) that do not
-// depend on the simulator: shared by the simulator's writer (app/run.cc) and the hw
-// runner (hw/runner/run_on_device.cc), so both compute and spell them the same way.
+// depend on the simulator (the format name, the percentiles, the timeline cap, the JSON of
+// metrics, latency, counters and mode changes). The one writer, results::to_json (app/run_record.cc), uses them for
+// the RunRecord that the simulator (app/run.cc) and the hw runner (hw/runner/run_results.cc)
+// both fill.
 #pragma once
 
 #include <cstdint>

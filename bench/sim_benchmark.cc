@@ -119,7 +119,7 @@ void BM_PeersModel(benchmark::State& state) {
 }
 BENCHMARK(BM_PeersModel)->Unit(benchmark::kMillisecond);
 
-// The default scenario's four independent partitions through run_scenario on
+// The default scenario's independent partitions (two: the platform couples the drives of a socket) through run_scenario on
 // state.range(0) threads: the rates are per wall-second (and the results are the same
 // for any thread count).
 void BM_DefaultScenarioThreads(benchmark::State& state) {

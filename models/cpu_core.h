@@ -79,7 +79,6 @@ class Core {
     owner_.tracer = tracer;
     owner_.ran = ran;
   }
-  void reset_accounting() { busy_ = {}; }
   void set_costs(const CoreCosts& costs) { costs_ = costs; }
 
   // An interrupt's indirect cost (cache, TLB and branch-predictor pollution), owed by the

@@ -43,7 +43,6 @@ class Time {
   static constexpr Time never() { return Time(INT64_MAX / 2); }
 
   constexpr int64_t ns() const { return ns_; }
-  constexpr Duration since_start() const { return Duration::ns(ns_); }
 
   constexpr Time operator+(Duration d) const { return Time(ns_ + d.count_ns()); }
   constexpr Time operator-(Duration d) const { return Time(ns_ - d.count_ns()); }

@@ -21,7 +21,6 @@ class MonotonicClock final : public Clock {
   void sleep(Duration d) override;
   // Raw CLOCK_MONOTONIC in ns, for converting timer deadlines.
   static int64_t raw_ns();
-  int64_t origin_ns() const { return origin_; }
 
  private:
   int64_t origin_;

@@ -47,7 +47,7 @@ void install_signal_handlers() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-// An unsigned option parsed by parse_decimal (hw/strict_number.h), not by CLI11's own
+// An unsigned option parsed by parse_decimal (hw/base/strict_number.h), not by CLI11's own
 // conversion, which accepts "-1" (wrapping), "0x10", "010" (octal) and saturates on
 // overflow. A bad value is a CLI::ValidationError naming the option: exit 2.
 CLI::Option* add_number(CLI::App* cmd, const std::string& name, uint64_t min, uint64_t max,

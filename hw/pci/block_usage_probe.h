@@ -1,5 +1,5 @@
 // The in-use check of a controller's block devices on the real system, by device
-// number (hw/block_usage.h): sysfs holders (dm, md, bcache), /proc/self/mountinfo,
+// number (hw/pci/block_usage.h): sysfs holders (dm, md, bcache), /proc/self/mountinfo,
 // /proc/swaps, every process's open fds, and finally an exclusive open of each block
 // device, which the kernel refuses while a filesystem (any of a multi-device one), md,
 // dm or swap has claimed it. Runs while the controller is still on its kernel driver.

@@ -1,5 +1,5 @@
 // Giving a device back to its kernel driver, prepared before it is needed: the sysfs
-// files of hw/rebind_plan.h's restore are opened and the values copied into fixed
+// files of hw/pci/rebind_plan.h's restore are opened and the values copied into fixed
 // buffers up front, so fire() does only open(2) (for a file that could not be opened in
 // advance), write(2) and close(2): safe in a fatal-signal handler and in a forked
 // guardian, and the same code on the normal path.

@@ -1,9 +1,9 @@
 // Restoring the kernel driver when the process is about to die of a signal it can
 // catch (SIGSEGV, SIGBUS, SIGABRT, SIGQUIT, SIGHUP, ...; SIGINT and SIGTERM are not
 // fatal here, they stop a run cleanly). The handler releases the VFIO device
-// (hw/vfio_release.h: vfio-pci's unbind waits for that), fires the prepared restore,
+// (hw/pci/vfio_release.h: vfio-pci's unbind waits for that), fires the prepared restore,
 // tells the guardian it is done, and dies of the same signal. SIGKILL cannot be
-// caught: hw/restore_guardian.h covers it.
+// caught: hw/pci/restore_guardian.h covers it.
 #pragma once
 
 #include "hw/pci/driver_restore.h"

@@ -2,7 +2,7 @@
 // a sequence of steps each with its undo, run so that a step failing halfway undoes
 // the steps already done (last first); the restore is the undo of the whole bind,
 // precomputed so a fatal-signal handler can replay it with write(2) alone
-// (hw/driver_restore.h). Pure: tests run it on a recording writer.
+// (hw/pci/driver_restore.h). Pure: tests run it on a recording writer.
 #pragma once
 
 #include <functional>

@@ -1,5 +1,5 @@
 // What the driver asks of sysfs about a PCI function: its driver, its IOMMU group, its
-// class, its block devices. Binding to vfio-pci and back: hw/vfio_binding.h.
+// class, its block devices. Binding to vfio-pci and back: hw/pci/vfio_binding.h.
 #pragma once
 
 #include <string>
@@ -15,12 +15,12 @@ bool pci_device_exists(const std::string& bdf);
 // Name of the bound driver, "" when none. Throws if the device does not exist.
 std::string current_driver(const std::string& bdf);
 int iommu_group(const std::string& bdf);
-// Throws Refusal (hw/refusal.h) naming the current driver and the command to run when the device
+// Throws Refusal (hw/base/refusal.h) naming the current driver and the command to run when the device
 // is not bound to vfio-pci.
 void require_vfio_pci(const std::string& bdf);
 
 // Block devices (e.g. "nvme0n1", "nvme0n1p2") of the function while it is on the
-// kernel's nvme driver. Whether they are in use: hw/block_usage_probe.h.
+// kernel's nvme driver. Whether they are in use: hw/pci/block_usage_probe.h.
 std::vector<std::string> block_devices(const std::string& bdf);
 
 // Where bind saves the original driver: $NVMESIM_HW_STATE_DIR or /run/nvmesim-hw.

@@ -3,10 +3,10 @@
 //     saved in state_dir() between them.
 //   TemporaryVfioBinding: `--bind` of identify, rwtest and run: bound for one command
 //     and given back on every exit path (normal end, error, SIGINT/SIGTERM through the
-//     normal end, a fatal signal through hw/fatal_signal_restore.h, SIGKILL through
-//     hw/restore_guardian.h).
+//     normal end, a fatal signal through hw/pci/fatal_signal_restore.h, SIGKILL through
+//     hw/pci/restore_guardian.h).
 // Both refuse (Refusal) a function that is not an NVMe controller or whose block
-// devices are in use (hw/block_usage_probe.h), and roll a bind that fails halfway back.
+// devices are in use (hw/pci/block_usage_probe.h), and roll a bind that fails halfway back.
 #pragma once
 
 #include <memory>

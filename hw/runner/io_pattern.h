@@ -17,7 +17,6 @@ class IoPattern {
       : rw_(rw), mix_(rwmixread), first_(first_lba), slots_(range_blocks / blocks_per_io),
         per_io_(blocks_per_io), rng_(seed) {}
 
-  bool writes_possible() const { return rw_ != RwMode::randread && rw_ != RwMode::read; }
 
   // Returns the LBA of the next I/O and sets *is_write.
   uint64_t next(bool* is_write) {

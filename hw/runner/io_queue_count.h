@@ -9,7 +9,7 @@
 
 namespace nvmesim::hw {
 
-// At least 1. Throws Refusal (hw/refusal.h) naming `bdf` when the device reports no
+// At least 1. Throws Refusal (hw/base/refusal.h) naming `bdf` when the device reports no
 // MSI-X vector or the controller granted no I/O queue.
 uint32_t io_queue_count(const char* bdf, uint32_t want, uint32_t granted, uint32_t msix_vectors);
 
