@@ -243,10 +243,21 @@ def _choose_log_ticks(axis, renderer, lo, hi, which):
     prop = _tick_prop(axis)
     candidates = _log_candidates(lo, hi)
     chosen, taken = [], []
-    if sum(len(v) for v in candidates.values()) < 3:
-        values = [v for v in MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
-                  if lo <= v <= hi]
-        return _thin(axis, renderer, values, which), [v for vs in candidates.values() for v in vs]
+    if hi / lo < 8 or sum(len(v) for v in candidates.values()) < 3:
+        # Inside about a decade the 1..9 grid leaves stretches unlabelled (120-200 of a
+        # 120-400 axis): evenly spaced round values instead, as on a linear axis.
+        def nice(bins):
+            return [v for v in MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10])
+                    .tick_values(lo, hi) if lo <= v <= hi]
+
+        major = _thin(axis, renderer, nice(3), which)
+        for bins in (12, 10, 8, 6, 5, 4):  # the finest even steps whose labels fit
+            values = nice(bins)
+            spans = [_extent(axis, renderer, v, plain(v), prop, which) for v in values]
+            if len(values) >= 2 and all(_free(sp, spans[:i]) for i, sp in enumerate(spans)):
+                major = values
+                break
+        return major, [v for vs in candidates.values() for v in vs if v not in major]
     decades, stride = candidates[1], 1
     for stride in range(1, len(decades) + 1):  # decades overlapping: every 2nd, 3rd...
         picked = decades[::stride]
