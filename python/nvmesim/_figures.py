@@ -4,9 +4,9 @@
   the raw column name; :func:`column_scale` the factor its values are drawn with.
 * :func:`plain`: tick text without scientific notation or an offset ("2500", not
   "2.5×10³").
-* :func:`finish`: after a figure is drawn, picks tick labels that do not overlap (log axes
-  get several labels a decade where they fit), and grows the figure until no text is
-  clipped.
+* :func:`finish`: lays a figure out with tick labels that do not overlap (log axes get
+  several labels a decade where they fit), and grows it until no text is clipped. The
+  ticks it picks are fixed: an interactive zoom keeps them.
 * :func:`label_points`: names scatter points, each label placed where it overlaps the
   fewest others.
 * :func:`text_colour`: black or white, whichever contrasts more with a background colour
@@ -17,8 +17,9 @@
 
 import math
 
-__all__ = ["COLUMN_LABELS", "REPORT_CSS", "column_label", "column_scale", "contrast_ratio", "finish",
-           "humanize", "label_points", "luminance", "plain", "plural", "text_colour"]
+__all__ = ["COLUMN_LABELS", "REPORT_CSS", "column_label", "column_scale", "contrast_ratio",
+           "finish", "humanize", "label_points", "luminance", "overflow", "plain", "plural",
+           "text_colour"]
 
 #: Human names, units and drawing scale of the columns nvmesim writes: sweep rows
 #: (nvmesim.METRIC_COLUMNS and the usual grid keys), A/B case tables, compare metrics.

@@ -273,8 +273,9 @@ def _human(frame):
     frame = frame.copy()
     if "ci_low_pct" in frame.columns and "ci_high_pct" in frame.columns:
         at = list(frame.columns).index("ci_low_pct")
+        lows, highs = frame["ci_low_pct"].astype(float), frame["ci_high_pct"].astype(float)
         ci = [f"{lo:.4g} to {hi:.4g}" if not (math.isnan(lo) or math.isnan(hi)) else ""
-              for lo, hi in zip(frame["ci_low_pct"].astype(float), frame["ci_high_pct"].astype(float))]
+              for lo, hi in zip(lows, highs)]
         frame = frame.drop(columns=["ci_low_pct", "ci_high_pct"])
         frame.insert(at, "ci_pct", ci)
     return frame.rename(columns={c: column_label(c) for c in frame.columns})

@@ -72,7 +72,8 @@ def _markdown(c):
         ks = c.ks[g]
         lines += [f"## {'All points' if g == 'all' else 'Utilisation ' + g}", ""]
         lines += _table(_STATS_HEAD, _stats_rows(c, g))
-        lines += ["", f"Latency-CDF KS distance over {plural(ks['n'], 'point')}: mean {_fmt(ks['mean'])}, "
+        lines += ["", f"Latency-CDF KS distance over {plural(ks['n'], 'point')}: "
+                      f"mean {_fmt(ks['mean'])}, "
                       f"max {_fmt(ks['max'])}.", ""]
     lines += ["## Points", ""]
     head = ["point", "measured by", "utilisation (measured / simulated)", "IOPS, measured",
