@@ -114,6 +114,10 @@ def _points(grid):
 
 
 def _progress_bar(total, enabled, desc="nvmesim sweep", initial=0):
+    """A tqdm bar, or None. In Jupyter with ipywidgets: a widget that disappears when
+    done (leave=False). Elsewhere a text bar on stderr, shown only when stderr is a
+    terminal: a notebook without ipywidgets, a log file or a pipe would get every
+    redraw as a line of its own (an executed notebook flooded with bars)."""
     if not enabled:
         return None
     try:
@@ -121,7 +125,9 @@ def _progress_bar(total, enabled, desc="nvmesim sweep", initial=0):
         from tqdm.auto import tqdm
     except ImportError:
         from tqdm import tqdm
-    return tqdm(total=total, initial=initial, desc=desc, unit="run", dynamic_ncols=True)
+    widget = tqdm.__module__ == "tqdm.notebook"
+    return tqdm(total=total, initial=initial, desc=desc, unit="run", dynamic_ncols=True,
+                leave=not widget, disable=False if widget else None)
 
 
 def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labels=None,

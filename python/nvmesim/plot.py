@@ -8,24 +8,17 @@ Every function draws on ``ax`` if given (else a new figure) and returns the matp
 * :func:`latency_cdf`: latency distributions of one or more runs.
 * :func:`cpu_breakdown`: per-core CPU time of a run as stacked bars.
 * :func:`mode_timeline`: when each queue switched between interrupts and polling.
+
+Axes are named in words with their units (``p99_ns`` is drawn as "p99 latency (µs)"),
+tick labels are plain numbers that do not overlap (several a decade on log axes where
+they fit), and the figure is laid out so that no text is clipped (nvmesim._figures).
+Ticks are fixed when the figure is drawn: an interactive zoom keeps them.
 """
 
+from ._figures import column_label, column_scale, finish
 from .result import CPU_STATES, Result
 
 __all__ = ["metric_vs", "iops_p99", "latency_cdf", "cpu_breakdown", "mode_timeline"]
-
-#: Axis labels and scale factors for the sweep columns that are usually plotted.
-_METRIC_UNITS = {
-    "iops": ("IOPS (millions)", 1e-6),
-    "bytes_per_s": ("throughput (GB/s)", 1e-9),
-    "mean_ns": ("mean latency (µs)", 1e-3),
-    "p50_ns": ("p50 latency (µs)", 1e-3),
-    "p90_ns": ("p90 latency (µs)", 1e-3),
-    "p99_ns": ("p99 latency (µs)", 1e-3),
-    "p999_ns": ("p99.9 latency (µs)", 1e-3),
-    "p9999_ns": ("p99.99 latency (µs)", 1e-3),
-    "max_ns": ("max latency (µs)", 1e-3),
-}
 
 _CPU_COLORS = {"hardirq": "#d62728", "softirq": "#ff7f0e", "irq_thread": "#9467bd",
                "app": "#1f77b4", "idle": "#e0e0e0"}
@@ -46,7 +39,7 @@ def _axes(ax, figsize=(6.4, 4.0)):
 
     if ax is not None:
         return ax.figure, ax
-    fig, ax = plt.subplots(figsize=figsize)
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
     return fig, ax
 
 
@@ -59,8 +52,15 @@ def metric_vs(df, x, y="iops", hue="policy", ax=None, logx=None, title=None):
     than a factor of 16 (queue depths, say). Returns the Figure.
     """
     fig, ax = _axes(ax)
+    _metric_vs(df, x, y, hue, ax, logx)
+    if title:
+        ax.set_title(title)
+    return finish(fig)
+
+
+def _metric_vs(df, x, y, hue, ax, logx):
     data = df[df["error"].isna()] if "error" in df.columns else df
-    label, scale = _METRIC_UNITS.get(y, (y, 1.0))
+    scale = column_scale(y)
     groups = [(None, data)] if hue is None else list(data.groupby(hue, sort=False))
     for name, group in groups:
         stats = group.groupby(x, sort=True)[y].agg(["mean", "min", "max"])
@@ -72,14 +72,14 @@ def metric_vs(df, x, y="iops", hue="policy", ax=None, logx=None, title=None):
         logx = _spans_decades(data[x])
     if logx:
         ax.set_xscale("log", base=2)
-    ax.set_xlabel(x)
-    ax.set_ylabel(label)
+        values = sorted({float(v) for v in data[x].dropna()})
+        if values and len(values) <= 16:
+            ax.set_xticks(values)  # the swept values themselves (queue depths)
+    ax.set_xlabel(column_label(x))
+    ax.set_ylabel(column_label(y))
     ax.grid(True, alpha=0.3)
     if hue is not None and len(groups) > 1:
-        ax.legend(title=hue, fontsize="small")
-    if title:
-        ax.set_title(title)
-    return fig
+        ax.legend(title=column_label(hue, unit=False), fontsize="small")
 
 
 def iops_p99(df, x, hue="policy", logx=None, p="p99_ns", title=None):
@@ -87,17 +87,16 @@ def iops_p99(df, x, hue="policy", logx=None, p="p99_ns", title=None):
     ``hue``. ``p`` picks another latency column (``"p999_ns"``). Returns the Figure."""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.0))
-    metric_vs(df, x, "iops", hue=hue, ax=left, logx=logx)
-    metric_vs(df, x, p, hue=hue, ax=right, logx=logx)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.0), layout="constrained")
+    _metric_vs(df, x, "iops", hue, left, logx)
+    _metric_vs(df, x, p, hue, right, logx)
     left.set_title("throughput")
-    right.set_title(_METRIC_UNITS.get(p, (p,))[0].split(" (")[0])
+    right.set_title(column_label(p, unit=False))
     if right.get_legend() is not None and left.get_legend() is not None:
         left.get_legend().remove()
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def _named_results(results, labels):
@@ -144,8 +143,7 @@ def latency_cdf(results, labels=None, ax=None, tail=False, logx=True, title=None
     ax.legend(fontsize="small")
     if title:
         ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def cpu_breakdown(result, ax=None, cores=None, busy_only=False, title=None):
@@ -175,8 +173,7 @@ def cpu_breakdown(result, ax=None, cores=None, busy_only=False, title=None):
     ax.set_ylim(0, 1.0)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.set_title(title or "CPU time per core")
-    fig.tight_layout()
-    return fig
+    return finish(fig)
 
 
 def mode_timeline(result, ax=None, queues=None, max_queues=32, title=None):
@@ -228,5 +225,4 @@ def mode_timeline(result, ax=None, queues=None, max_queues=32, title=None):
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.set_title(title or f"queue modes ({scenario.get('policy', {}).get('name', '?')})")
     ax.invert_yaxis()
-    fig.tight_layout()
-    return fig
+    return finish(fig)

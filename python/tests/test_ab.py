@@ -275,13 +275,105 @@ def test_run_writes_every_run_and_the_report(serial_run):
     assert deep["verdict"] == "improvement" and deep["p_value"] < 0.01, deep["reason"]
     assert cases.iloc[0]["verdict"] == "no change"  # QD 4: policy A stays in interrupt mode
     summary = "\n".join(result.summary)
-    assert summary.startswith("3 cases, 5 seeds per arm (30 runs): 1 confirmed improvements, ")
-    assert "Gain among the 1 improvements: median +" in summary
+    assert summary.startswith("3 cases, 5 seeds per arm (30 runs): 1 confirmed improvement, "
+                              "0 confirmed regressions, ")
+    assert "Gain of the one improvement: +" in summary and "improvements" not in summary
     assert "IRQs per I/O on reads: reduced by" in summary
     assert "128K sequential:" in summary
     report = (result.directory / "report.md").read_text()
     assert "## Summary" in report and "![heatmap](heatmap.png)" in report
     assert "data:image/png;base64," in (result.directory / "report.html").read_text()
+
+
+def _heatmap_cells(fig):
+    """(text colour, cell colour, text) of every figure written on the heat map."""
+    ax = fig.axes[0]
+    image = ax.images[0]
+    grid = image.get_array()
+    out = []
+    for text in ax.texts:
+        j, i = (int(round(v)) for v in text.get_position())
+        out.append((text.get_color(), image.cmap(image.norm(grid[i, j])), text.get_text()))
+    return out
+
+
+def test_heatmap_figures_contrast_with_their_cells(serial_run, tiny):
+    """Black on a light cell, white on a dark one: with planted changes of -90%, 0 and
+    +90% both ends of the colour map are there."""
+    import matplotlib.pyplot as plt
+
+    from nvmesim._figures import contrast_ratio, overflow
+    from nvmesim.ab.report import heatmap
+
+    cases = serial_run.cases.copy()
+    cases["change_pct"] = [-90.0, 0.0, 90.0]
+    fig = heatmap(cases, load_matrix(tiny))
+    cells = _heatmap_cells(fig)
+    assert len(cells) == 3
+    for text_colour, cell_colour, text in cells:
+        assert contrast_ratio(text_colour, cell_colour) >= 4.5, (text, text_colour, cell_colour)
+    assert {c for c, _, _ in cells} == {"black", "white"}
+    fig.canvas.draw()
+    assert max(overflow(fig)) <= 0.5  # the title and the labels are whole
+    title = fig.axes[0].title.get_window_extent(fig.canvas.get_renderer())
+    assert fig.bbox.x0 <= title.x0 and title.x1 <= fig.bbox.x1
+    assert fig.axes[0].get_xlabel() == "queue depth (per job)"
+    plt.close(fig)
+
+
+def test_heatmap_grows_with_its_cells(serial_run, tiny):
+    """Six times the rows and twice the columns: a larger figure whose cells keep room
+    for their figures (at least 0.5 x 0.25 inch)."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from nvmesim.ab.report import heatmap
+
+    matrix = load_matrix(tiny)
+    small = heatmap(serial_run.cases, matrix)
+    copies = []
+    for k in range(6):
+        for depth in ("4", "64", "8", "256", "1024", "16"):
+            copy = serial_run.cases.copy()
+            copy["workload"] = copy["workload"] + f" #{k}"
+            copy["iodepth"] = depth
+            copies.append(copy)
+    big = heatmap(pd.concat(copies, ignore_index=True), matrix)
+    (sw, sh), (bw, bh) = small.get_size_inches(), big.get_size_inches()
+    assert bw > sw and bh > sh
+    ax = big.axes[0]
+    height = ax.get_window_extent().height / len(ax.get_yticks()) / big.dpi
+    width = ax.get_window_extent().width / len(ax.get_xticks()) / big.dpi
+    assert height >= 0.25 and width >= 0.5, (width, height)
+    assert small.dpi * sw >= 600  # not the 360 px of before
+    plt.close(small)
+    plt.close(big)
+
+
+def test_report_tables_have_human_headers(serial_run):
+    import re
+
+    page = (serial_run.directory / "report.html").read_text()
+    headers = re.findall(r"<th>([^<]*)</th>", page)
+    assert "IOPS change (%)" in headers and "queue depth (per job)" in headers
+    assert "CI of the change (%)" in headers
+    assert not [h for h in headers if "_" in h], headers
+    assert "table-layout:auto" in page and "max-width:100%" in page
+    report = (serial_run.directory / "report.md").read_text()
+    assert "| case | block | drives | I/O engine | workload | queue depth (per job) |" in report
+    # The machine-readable table keeps its names.
+    assert "change_pct" in (serial_run.directory / "cases.csv").read_text().splitlines()[0]
+
+
+def test_summary_of_one_case_is_singular(serial_run, tiny):
+    from nvmesim.ab.report import summary_lines
+
+    one = serial_run.cases[serial_run.cases["verdict"] == "improvement"].head(1)
+    lines = summary_lines(one, load_matrix(tiny))
+    assert lines[0].startswith("1 case, 5 seeds per arm (10 runs): 1 confirmed improvement, "
+                               "0 confirmed regressions"), lines[0]
+    text = " ".join(lines)
+    assert "1 cases" not in text and "1 improvements" not in text and "1 read cases" not in text
 
 
 def test_a_run_equals_nvmesim_run(serial_run, tiny):

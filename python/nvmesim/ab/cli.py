@@ -8,6 +8,7 @@ command again to resume), 1 any other error (a drive that cannot go on, a crash)
 import argparse
 import sys
 
+from .._figures import plural
 from .._files import output_dir
 from . import Limits, MatrixError, ab, load_matrix
 from .matrix import ARMS
@@ -71,8 +72,9 @@ def _list(spec, out):
     for row in rows:
         out.write("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() + "\n")
     runs = len(spec.cases) * len(spec.seeds) * len(ARMS)
-    out.write(f"{len(spec.cases)} cases x {len(spec.seeds)} seeds x {len(ARMS)} arms "
-              f"({spec.baseline['name']}, {spec.candidate['name']}) = {runs} runs\n")
+    out.write(f"{plural(len(spec.cases), 'case')} x {plural(len(spec.seeds), 'seed')} x "
+              f"{len(ARMS)} arms ({spec.baseline['name']}, {spec.candidate['name']}) = "
+              f"{plural(runs, 'run')}\n")
 
 
 def main(argv=None):
@@ -125,7 +127,7 @@ def main(argv=None):
             return 1
         raise
     if result.interrupted:
-        err.write(f"{PROG}: interrupted with {len(result.runs)} runs on disk in "
+        err.write(f"{PROG}: interrupted with {plural(len(result.runs), 'run')} on disk in "
                   f"{result.directory}; run the same command again to resume\n")
         return 130
     for line in result.summary:

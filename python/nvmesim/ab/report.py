@@ -11,6 +11,7 @@ import html
 import io
 import math
 
+from .._figures import REPORT_CSS, column_label, finish, plural, text_colour
 from .._files import write_bytes, write_text
 from .matrix import ARMS
 from .verdict import VERDICTS, Limits, verdict
@@ -55,8 +56,8 @@ def case_table(runs, matrix, limits=None):
                        limits) if seeds else verdict([], [], limits)
         if errors or missing:
             iops["verdict"] = "too variable"
-            iops["reason"] = (f"{len(errors)} failed runs ({errors[0]})" if errors else
-                              f"{missing} of {len(matrix.seeds)} seeds not run")
+            iops["reason"] = (f"{plural(len(errors), 'failed run')} ({errors[0]})" if errors
+                              else f"{missing} of {plural(len(matrix.seeds), 'seed')} not run")
         p99 = verdict(b["p99_ns"].to_numpy(), c["p99_ns"].to_numpy(), limits,
                       higher_is_better=False) if seeds and not errors else {}
         row.update(
@@ -97,10 +98,15 @@ def summary_lines(cases, matrix):
     counts = cases["verdict"].value_counts()
     seeds = len(matrix.seeds)
     lines.append(
-        f"{total} cases, {seeds} seeds per arm ({total * seeds * 2} runs): "
-        + ", ".join(f"{int(counts.get(v, 0))} {_VERDICT_TEXT[v]}" for v in VERDICTS) + ".")
+        f"{plural(total, 'case')}, {plural(seeds, 'seed')} per arm "
+        f"({plural(total * seeds * 2, 'run')}): "
+        + ", ".join(_verdict_count(int(counts.get(v, 0)), v) for v in VERDICTS) + ".")
     gains = cases[cases["verdict"] == "improvement"]
-    if len(gains):
+    if len(gains) == 1:
+        best = gains.iloc[0]
+        lines.append(f"Gain of the one improvement: {_fmt(best['change_pct'])} "
+                     f"({best['case']}: {_describe(best, axes)}).")
+    elif len(gains):
         best = gains.loc[gains["change_pct"].idxmax()]
         lines.append(f"Gain among the {len(gains)} improvements: median "
                      f"{_fmt(gains['change_pct'].median())}, maximum {_fmt(best['change_pct'])} "
@@ -109,7 +115,7 @@ def summary_lines(cases, matrix):
         lines.append("No case improved.")
     losses = cases[cases["verdict"] == "regression"]
     if len(losses):
-        lines.append(f"{len(losses)} throughput regressions: "
+        lines.append(f"{plural(len(losses), 'throughput regression')}: "
                      + "; ".join(f"{r['case']} ({_describe(r, axes)}) {_fmt(r['change_pct'])}"
                                  for _, r in losses.iterrows()) + ".")
     else:
@@ -119,10 +125,10 @@ def summary_lines(cases, matrix):
         r = reads["irqs_per_io_reduction_pct"]
         improved = reads[reads["verdict"] == "improvement"]["irqs_per_io_reduction_pct"]
         text = (f"IRQs per I/O on reads: reduced by {_fmt(r.min(), sign=False)} to "
-                f"{_fmt(r.max(), sign=False)} over the {len(reads)} read cases")
+                f"{_fmt(r.max(), sign=False)} over {_the(len(reads), 'read case')}")
         if len(improved):
             text += (f"; {_fmt(improved.min(), sign=False)} to {_fmt(improved.max(), sign=False)} "
-                     f"in the {len(improved)} read cases that improved")
+                     f"in {_the(len(improved), 'read case')} that improved")
         lines.append(text + " (a negative reduction is an increase).")
     seq = cases[cases["bs_bytes"] == _SEQ_BS]
     if len(seq):
@@ -131,17 +137,30 @@ def summary_lines(cases, matrix):
         largest = seq["change_pct"].abs().max()
         state = "neutral" if moved == 0 else "not neutral"
         lines.append(
-            f"128K sequential: {state}: {int(seq_counts.get('no change', 0))} of {len(seq)} cases "
+            f"128K sequential: {state}: {int(seq_counts.get('no change', 0))} of "
+            f"{plural(len(seq), 'case')} "
             f"no material change, {int(seq_counts.get('too variable', 0))} too variable, {moved} "
             f"changed; largest |change| {_fmt(largest, 2, sign=False)}.")
     p99 = cases[cases["p99_regression"]]
     if len(p99):
-        lines.append(f"{len(p99)} p99 latency regressions: "
+        lines.append(f"{plural(len(p99), 'p99 latency regression')}: "
                      + "; ".join(f"{r['case']} ({_describe(r, axes)}) p99 {_fmt(r['p99_change_pct'])}"
                                  for _, r in p99.iterrows()) + ".")
     else:
         lines.append("No p99 latency regression.")
     return lines
+
+
+def _the(n, word):
+    """"the 3 read cases", "the one read case"."""
+    return f"the one {word}" if n == 1 else f"the {plural(n, word)}"
+
+
+def _verdict_count(n, verdict_name):
+    """"1 confirmed improvement", "2 confirmed regressions", "3 too variable to say"."""
+    if verdict_name in ("improvement", "regression"):
+        return plural(n, f"confirmed {verdict_name}")
+    return f"{n} {_VERDICT_TEXT[verdict_name]}"
 
 
 _VERDICT_TEXT = {"improvement": "confirmed improvements", "regression": "confirmed regressions",
@@ -157,17 +176,24 @@ def _ordered(values):
         return seen
 
 
-def heatmap(cases, matrix):
-    """Relative IOPS change (%) by the x axis (queue depth) per workload: a Figure."""
-    import matplotlib
+#: Heat map geometry, inches: a cell, the least figure, the font sizes (points).
+_CELL_W, _CELL_H = 0.62, 0.30
+_HEATMAP_FONT, _HEATMAP_CELL_FONT = 8, 7.5
 
-    matrix_axes = (["block"] if "block" in cases.columns else []) + list(matrix.axes)
-    x = matrix.heatmap_x
-    rows_axes = [a for a in matrix_axes if a != x and a != "block"]
+
+def heatmap(cases, matrix):
+    """Relative IOPS change (%) by the x axis (queue depth) per workload: a Figure. Its
+    size follows the number of cells (rows and columns keep their size, the labels
+    theirs), each cell's figure is written in black or white, whichever contrasts more
+    with the cell's colour, and the title wraps rather than being cut."""
+    import matplotlib
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
 
+    matrix_axes = (["block"] if "block" in cases.columns else []) + list(matrix.axes)
+    x = matrix.heatmap_x
+    rows_axes = [a for a in matrix_axes if a != x and a != "block"]
     cols = _ordered(cases[x].tolist()) if x in cases.columns else ["all"]
     keys = list(dict.fromkeys(tuple(r[a] for a in rows_axes) for _, r in cases.iterrows()))
     grid = np.full((len(keys), len(cols)), np.nan)
@@ -180,24 +206,31 @@ def heatmap(cases, matrix):
         marks[i][j] = _MARK.get(r["verdict"], "")
     finite = grid[np.isfinite(grid)]
     span = max(1.0, float(np.max(np.abs(finite)))) if finite.size else 1.0
-    fig, ax = plt.subplots(figsize=(2.5 + 0.75 * len(cols), 1.5 + 0.24 * len(keys)),
-                           layout="constrained")
+    row_labels = [" / ".join(map(str, k)) for k in keys]
+    # Width: the row labels (about 0.55 em a character), the cells, the colour bar.
+    label_w = 0.6 * _HEATMAP_FONT / 72 * max((len(t) for t in row_labels), default=4)
+    width = max(6.4, label_w + _CELL_W * len(cols) + 1.6)
+    height = max(3.2, 1.6 + _CELL_H * len(keys))
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     cmap = matplotlib.colormaps["RdBu"].copy()
     cmap.set_bad("#dddddd")
-    image = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap,
-                      norm=TwoSlopeNorm(vmin=-span, vcenter=0.0, vmax=span))
+    norm = TwoSlopeNorm(vmin=-span, vcenter=0.0, vmax=span)
+    image = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap, norm=norm)
     for i in range(len(keys)):
         for j in range(len(cols)):
             if np.isfinite(grid[i, j]):
                 ax.text(j, i, f"{grid[i, j]:+.0f}{marks[i][j]}", ha="center", va="center",
-                        fontsize=6)
-    ax.set_xticks(range(len(cols)), [str(c) for c in cols])
-    ax.set_yticks(range(len(keys)), [" / ".join(map(str, k)) for k in keys], fontsize=6)
-    ax.set_xlabel(x)
-    ax.set_title("IOPS change, candidate vs baseline (%): ▲ improvement, ▼ regression, "
-                 "? too variable", fontsize=8)
-    fig.colorbar(image, ax=ax, label="change (%)", shrink=0.5)
-    return fig
+                        fontsize=_HEATMAP_CELL_FONT, color=text_colour(cmap(norm(grid[i, j]))))
+    ax.set_xticks(range(len(cols)), [str(c) for c in cols], fontsize=_HEATMAP_FONT)
+    ax.set_yticks(range(len(keys)), row_labels, fontsize=_HEATMAP_FONT)
+    ax.set_xlabel(column_label(x) if x in cases.columns else "", fontsize=_HEATMAP_FONT + 1)
+    if rows_axes:
+        ax.set_ylabel(" / ".join(column_label(a, unit=False) for a in rows_axes),
+                      fontsize=_HEATMAP_FONT + 1)
+    ax.set_title("IOPS change, candidate against baseline (%)\n"
+                 "▲ improvement   ▼ regression   ? too variable", fontsize=_HEATMAP_FONT + 1)
+    fig.colorbar(image, ax=ax, label="IOPS change (%)", shrink=min(1.0, 4.0 / height + 0.3))
+    return finish(fig)
 
 
 def utilisation_plot(cases):
@@ -210,20 +243,21 @@ def utilisation_plot(cases):
     for name in VERDICTS:
         part = cases[cases["verdict"] == name]
         if len(part):
-            ax.scatter(100 * part["cpu_busy_max_baseline"], part["change_pct"], s=12,
+            ax.scatter(100 * part["cpu_busy_max_baseline"], part["change_pct"], s=14,
                        c=colours[name], label=f"{name} ({len(part)})", alpha=0.8)
     ax.axhline(0, color="black", lw=0.5)
-    ax.set_xlabel("baseline: busiest core utilisation (%)")
-    ax.set_ylabel("IOPS change (%)")
-    ax.legend(fontsize=7)
-    return fig
+    ax.set_xlabel("baseline: busiest core's utilisation (%)")
+    ax.set_ylabel("IOPS change, candidate against baseline (%)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, title="verdict (cases)", title_fontsize=8)
+    return finish(fig)
 
 
 def _png(fig):
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)
     return buffer.getvalue()
 
@@ -231,6 +265,20 @@ def _png(fig):
 _TABLE_COLUMNS = ("verdict", "change_pct", "ci_low_pct", "ci_high_pct", "p_value",
                   "baseline_cv_pct", "threshold_pct", "p99_change_pct", "p99_verdict",
                   "irqs_per_io_baseline", "irqs_per_io_candidate", "reason")
+
+
+def _human(frame):
+    """``frame`` as a reader's table: the interval's two ends in one column ("-1.2 to
+    3.4"), every column named in words with its unit (cases.csv keeps both)."""
+    frame = frame.copy()
+    if "ci_low_pct" in frame.columns and "ci_high_pct" in frame.columns:
+        at = list(frame.columns).index("ci_low_pct")
+        lows, highs = frame["ci_low_pct"].astype(float), frame["ci_high_pct"].astype(float)
+        ci = [f"{lo:.4g} to {hi:.4g}" if not (math.isnan(lo) or math.isnan(hi)) else ""
+              for lo, hi in zip(lows, highs)]
+        frame = frame.drop(columns=["ci_low_pct", "ci_high_pct"])
+        frame.insert(at, "ci_pct", ci)
+    return frame.rename(columns={c: column_label(c) for c in frame.columns})
 
 
 def _markdown_table(frame):
@@ -276,11 +324,11 @@ def write_report(directory, cases, matrix, limits, runner="simulator"):
     md = [f"# {title}", "", setup, "", "## Summary", ""]
     md += [f"- {line}" for line in lines]
     md += ["", "## Regressions (throughput or p99)", ""]
-    md += [_markdown_table(listed[table.columns]) if len(listed) else "None.", ""]
+    md += [_markdown_table(_human(listed[table.columns])) if len(listed) else "None.", ""]
     md += ["## IOPS change by queue depth per workload", "", "![heatmap](heatmap.png)", "",
            "## IOPS change against baseline utilisation", "", "![utilisation](utilisation.png)",
            "", "## Every case", "", "(also in cases.csv; every run in runs.csv)", "",
-           _markdown_table(table), ""]
+           _markdown_table(_human(table)), ""]
 
     def img(name):
         return (f'<img alt="{name}" src="data:image/png;base64,'
@@ -289,19 +337,19 @@ def write_report(directory, cases, matrix, limits, runner="simulator"):
     esc = html.escape
     page = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:1400px;margin:1em auto}"
-        "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
-        "padding:2px 5px}</style></head><body>",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title>", f"<style>{REPORT_CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>", f"<p>{esc(setup)}</p>", "<h2>Summary</h2><ul>",
         *[f"<li>{esc(line)}</li>" for line in lines], "</ul>",
         "<h2>Regressions (throughput or p99)</h2>",
-        listed[table.columns].to_html(index=False, na_rep="", float_format="%.4g")
+        _human(listed[table.columns]).to_html(index=False, na_rep="", float_format="%.4g",
+                                              border=0)
         if len(listed) else "<p>None.</p>",
         "<h2>IOPS change by queue depth per workload</h2>", img("heatmap.png"),
         "<h2>IOPS change against baseline utilisation</h2>", img("utilisation.png"),
         "<h2>Every case</h2><p>Also in cases.csv; every run in runs.csv.</p>",
-        table.to_html(index=False, na_rep="", float_format="%.4g"), "</body></html>", ""]
+        _human(table).to_html(index=False, na_rep="", float_format="%.4g", border=0),
+        "</body></html>", ""]
     write_text(directory / "cases.csv", cases_csv, newline="")
     for name, data in figures.items():
         write_bytes(directory / name, data)

@@ -8,11 +8,12 @@ import io
 import json
 from pathlib import Path
 
+from .._figures import REPORT_CSS, finish, label_points, plural
 from .._files import write_text
 from .comparison import GROUPS, SATURATED_ABOVE
 from .measurement import METRICS
 
-__all__ = ["write_report", "summary_lines"]
+__all__ = ["cdf_figure", "scatter_figure", "summary_lines", "write_report"]
 
 _LABEL = {k: label for k, label, _ in METRICS}
 
@@ -55,7 +56,7 @@ _STATS_HEAD = ["metric", "points", "mean signed error", "MAPE", "max abs error",
 
 def _markdown(c):
     lines = [f"# nvmesim compare: {c.name}", "",
-             f"{len(c.points)} points: simulated against measured; error = (simulated - "
+             f"{plural(len(c.points), 'point')}: simulated against measured; error = (simulated - "
              f"measured) / measured. Groups by the measured utilisation (busiest resource "
              f"<= {SATURATED_ABOVE:.0%}, saturated above, unknown when the measurement "
              "cannot tell: fio). See docs/compare.md.", ""]
@@ -71,11 +72,12 @@ def _markdown(c):
         ks = c.ks[g]
         lines += [f"## {'All points' if g == 'all' else 'Utilisation ' + g}", ""]
         lines += _table(_STATS_HEAD, _stats_rows(c, g))
-        lines += ["", f"Latency-CDF KS distance over {ks['n']} points: mean {_fmt(ks['mean'])}, "
+        lines += ["", f"Latency-CDF KS distance over {plural(ks['n'], 'point')}: "
+                      f"mean {_fmt(ks['mean'])}, "
                       f"max {_fmt(ks['max'])}.", ""]
     lines += ["## Points", ""]
-    head = ["point", "measured", "utilisation (measured / sim)", "IOPS meas", "IOPS sim",
-            "IOPS err", "p99 err", "KS"]
+    head = ["point", "measured by", "utilisation (measured / simulated)", "IOPS, measured",
+            "IOPS, simulated", "IOPS error", "p99 latency error", "latency CDF KS distance"]
     rows = []
     for p in c.points:
         mu = p["measured_utilization"]
@@ -98,6 +100,57 @@ def _png(fig):
     return buf.getvalue()
 
 
+#: How the plots draw a metric whose stored unit or key is named here: (unit, factor).
+_DRAWN = {"ns": ("µs", 1e-3), "iops": ("thousands", 1e-3)}
+_GROUP_MARKERS = (("<=85%", "o", "utilisation <= 85%"), ("saturated", "^", "saturated"),
+                  ("unknown", "s", "utilisation unknown"))
+
+
+def scatter_figure(c, key):
+    """Simulated against measured for metric ``key`` of comparison ``c``, each point
+    named: a Figure, or None when no point has the metric. Log axes when every value is
+    positive; a metric with a zero (no IRQ-thread time under plain interrupts) is drawn on
+    linear axes from 0, so its points are plotted, not dropped. Latencies in µs."""
+    import matplotlib.pyplot as plt
+
+    label, unit = next((lb, u) for k, lb, u in METRICS if k == key)
+    have = [(p["metrics"][key], p["group"], p["name"]) for p in c.points if key in p["metrics"]]
+    if not have:
+        return None
+    shown, factor = _DRAWN.get(key, _DRAWN.get(unit, (unit, 1.0)))
+    fig, ax = plt.subplots(figsize=(5.6, 4.2))
+    names, xs, ys = [], [], []
+    for g, marker, text in _GROUP_MARKERS:
+        part = [(h["measured"] * factor, h["simulated"] * factor, n) for h, gg, n in have
+                if gg == g]
+        if part:
+            ax.scatter([x for x, _, _ in part], [y for _, y, _ in part], marker=marker,
+                       label=text, alpha=0.8, zorder=3)
+            xs += [x for x, _, _ in part]
+            ys += [y for _, y, _ in part]
+            names += [n for _, _, n in part]
+    low, high = min(xs + ys), max(xs + ys)
+    if low > 0:
+        lo, hi = low / 1.2, high * 1.2
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    else:  # a zero: linear from 0, with a margin so that the points at 0 show whole
+        hi = high * 1.1 if high > 0 else 1.0
+        lo = -0.04 * hi
+    ax.plot([lo, hi], [lo, hi], "k--", linewidth=0.8, label="y = x", zorder=2)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    u = f" ({shown})" if shown else ""
+    ax.set_xlabel(f"measured{u}")
+    ax.set_ylabel(f"simulated{u}")
+    ax.set_title(label + (" (all zero)" if high == 0 else ""))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    finish(fig)
+    label_points(ax, xs, ys, names)
+    return fig
+
+
 def _scatter_pngs(c):
     import matplotlib
 
@@ -105,33 +158,34 @@ def _scatter_pngs(c):
     import matplotlib.pyplot as plt
 
     out = []
-    for key, label, unit in METRICS:
-        have = [(p["metrics"][key], p["group"]) for p in c.points if key in p["metrics"]]
-        have = [(h, g) for h, g in have if h["measured"] > 0 and h["simulated"] > 0]
-        if not have:
-            continue
-        fig, ax = plt.subplots(figsize=(4.2, 4.0))
-        for g, marker in (("<=85%", "o"), ("saturated", "^"), ("unknown", "s")):
-            xs = [h["measured"] for h, gg in have if gg == g]
-            ys = [h["simulated"] for h, gg in have if gg == g]
-            if xs:
-                ax.scatter(xs, ys, marker=marker, label=g, alpha=0.8)
-        lo = min(min(h["measured"], h["simulated"]) for h, _ in have) / 1.2
-        hi = max(max(h["measured"], h["simulated"]) for h, _ in have) * 1.2
-        ax.plot([lo, hi], [lo, hi], "k--", linewidth=0.8, label="y = x")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(lo, hi)
-        u = f" ({unit})" if unit else ""
-        ax.set_xlabel(f"measured{u}")
-        ax.set_ylabel(f"simulated{u}")
-        ax.set_title(label)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        out.append((key, label, _png(fig)))
-        plt.close(fig)
+    for key, label, _ in METRICS:
+        fig = scatter_figure(c, key)
+        if fig is not None:
+            out.append((key, label, _png(fig)))
+            plt.close(fig)
     return out
+
+
+def cdf_figure(point):
+    """The measured and simulated latency CDFs of one point (a Comparison's
+    ``points[i]``), latency in µs on a log axis: a Figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    for cdf, label in zip(point["cdfs"], ("measured", "simulated")):
+        xs = [x / 1e3 for x, _ in cdf.points]
+        fs = [f for _, f in cdf.points]
+        if cdf.kind == "binned":
+            ax.step(xs, fs, where="post", label=label)
+        else:
+            ax.plot(xs, fs, "o--", label=f"{label} (percentiles)")
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (µs)")
+    ax.set_ylabel("fraction of I/Os at or below")
+    ax.set_title(f"{point['name']}: KS distance {_fmt(point['ks'])}", fontsize=9)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7)
+    return finish(fig)
 
 
 def _cdf_pngs(c):
@@ -139,31 +193,18 @@ def _cdf_pngs(c):
 
     out = []
     for p in c.points:
-        fig, ax = plt.subplots(figsize=(4.8, 3.2))
-        for cdf, label in zip(p["cdfs"], ("measured", "simulated")):
-            xs = [x for x, _ in cdf.points]
-            fs = [f for _, f in cdf.points]
-            if cdf.kind == "binned":
-                ax.step(xs, fs, where="post", label=label)
-            else:
-                ax.plot(xs, fs, "o--", label=f"{label} (percentiles)")
-        ax.set_xscale("log")
-        ax.set_xlabel("latency (ns)")
-        ax.set_ylabel("cumulative fraction")
-        ax.set_title(f"{p['name']}: KS {_fmt(p['ks'])}", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
+        fig = cdf_figure(p)
         out.append((p["name"], _png(fig)))
         plt.close(fig)
     return out
 
 
 def _html(c, markdown_text):
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              f"<title>nvmesim compare: {html.escape(c.name)}</title>",
-             "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
-             "img{margin:4px}</style></head><body>"]
+             f"<style>{REPORT_CSS}</style></head><body>"]
+    header = False  # the next table row is a header (it follows a heading or text)
     for line in markdown_text.splitlines():
         if line.startswith("# "):
             parts.append(f"<h1>{html.escape(line[2:])}</h1>")
@@ -173,9 +214,13 @@ def _html(c, markdown_text):
             continue
         elif line.startswith("| "):
             cells = [html.escape(x.strip()) for x in line.strip("|").split(" | ")]
-            parts.append("<tr>" + "".join(f"<td>{x}</td>" for x in cells) + "</tr>")
+            tag = "th" if header else "td"
+            parts.append("<tr>" + "".join(f"<{tag}>{x}</{tag}>" for x in cells) + "</tr>")
+            header = False
+            continue
         elif line:
             parts.append(f"<p>{html.escape(line)}</p>")
+        header = True
     # Wrap consecutive rows into tables.
     text, in_table = [], False
     for piece in parts:
@@ -239,7 +284,7 @@ def summary_lines(c):
             st = s[key]
             lines.append(f"{_LABEL[key]}: MAPE {st['mape']:.2f}%, mean error "
                          f"{st['mean_err']:+.2f}%, within 10% {st['within_10pct']:.0f}%, "
-                         f"r {_fmt(st['pearson_r'], 4)} ({st['n']} points)")
+                         f"r {_fmt(st['pearson_r'], 4)} ({plural(st['n'], 'point')})")
     ks = c.ks["all"]
     lines.append(f"latency CDF KS: mean {_fmt(ks['mean'])}, max {_fmt(ks['max'])}")
     for b in c.bounds:
