@@ -4,20 +4,8 @@
 #include <cassert>
 #include <cmath>
 
-#include "sim/round_nonneg.h"
 
 namespace nvmesim {
-namespace {
-constexpr int64_t kPsPerNs = 1000;
-// Reservations of the front end and the link saturate here: 2.3e6 s, far past the end of
-// any run (at most 2 h), so a command reserved past it never completes within the run and
-// picosecond sums never overflow, however slow the profile or long the backlog.
-constexpr int64_t kHorizonPs = INT64_MAX / 4;
-Time ps_to_time_ceil(int64_t ps) { return Time::from_ns((ps + kPsPerNs - 1) / kPsPerNs); }
-// A picosecond span from a double, clamped to [0, kHorizonPs] before the conversion.
-int64_t clamp_ps(double ps) { return ps >= static_cast<double>(kHorizonPs) ? kHorizonPs : ps > 0 ? sim::round_nonneg(ps) : 0; }
-int64_t add_ps(int64_t a, int64_t b) { return std::min(a + b, kHorizonPs); }  // both in [0, kHorizonPs]
-}  // namespace
 
 Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index, uint64_t seed,
                MsixSink sink, std::vector<Request>& requests)
@@ -34,9 +22,9 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       requests_(&requests),
       read_time_(profile.read),
       write_time_(profile.write),
-      vectors_(eq, profile, this, &Device::emit) {
-  fe_gap_ps_ = profile.iops_max > 0 ? clamp_ps(1e12 / profile.iops_max) : 0;
-  ps_per_byte_ = profile.link_bytes_per_s > 0 ? 1e12 / profile.link_bytes_per_s : 0;
+      vectors_(eq, profile, this, &Device::emit),
+      link_(profile.link_bytes_per_s) {
+  fe_gap_ps_ = profile.iops_max > 0 ? ps::clamp(1e12 / profile.iops_max) : 0;
 }
 
 uint32_t Device::add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled) {
@@ -77,7 +65,7 @@ void Device::on_doorbell_seen(void* self, uint64_t arg) {
   }
   // An idle front end takes its turn now rather than in an event of its own at this same
   // time: one event fewer per doorbell on a lightly loaded drive.
-  if (!d->fe_scheduled_ && ps_to_time_ceil(d->fe_free_ps_) <= d->eq_->now()) {
+  if (!d->fe_scheduled_ && ps::to_time_ceil(d->fe_free_ps_) <= d->eq_->now()) {
     d->front_end_turn();
     return;
   }
@@ -87,7 +75,7 @@ void Device::on_doorbell_seen(void* self, uint64_t arg) {
 void Device::kick_front_end() {
   if (fe_scheduled_ || rr_.empty()) return;
   fe_scheduled_ = true;
-  Time at = max(eq_->now(), ps_to_time_ceil(fe_free_ps_));
+  Time at = max(eq_->now(), ps::to_time_ceil(fe_free_ps_));
   eq_->schedule(at, front_end_, 0);
 }
 
@@ -105,7 +93,7 @@ void Device::front_end_turn() {
   uint32_t qid = rr_[rr_pos_];
   SqState& q = queues_[qid];
   write_landed_held(q);  // a held CQE takes the SQ head of when it lands: before this turn moves it
-  int64_t now_ps = eq_->now().ns() * kPsPerNs;
+  int64_t now_ps = eq_->now().ns() * ps::kPerNs;
   if (fe_free_ps_ < now_ps) fe_free_ps_ = now_ps;
   // The burst's requests were last written at submission: fetch them all before the
   // first is read, so their cache misses overlap.
@@ -117,16 +105,16 @@ void Device::front_end_turn() {
   while (taken < profile_.arbitration_burst && q.fetch_head != q.tail) {
     uint32_t cid = q.mem->sq[q.fetch_head];
     q.fetch_head = q.fetch_head + 1 == q.depth ? 0 : q.fetch_head + 1;
-    fe_free_ps_ = add_ps(fe_free_ps_, fe_gap_ps_);
-    stats_.front_end_busy_ps += in_window_ps(fe_free_ps_ - fe_gap_ps_, fe_free_ps_);
-    Time ready = ps_to_time_ceil(fe_free_ps_);
+    fe_free_ps_ = ps::add(fe_free_ps_, fe_gap_ps_);
+    stats_.front_end_busy_ps += window_.in_ps(fe_free_ps_ - fe_gap_ps_, fe_free_ps_);
+    Time ready = ps::to_time_ceil(fe_free_ps_);
     const Request& r = (*requests_)[cid];
     if (replays_unit(r)) {  // the unit ends when it did, without taking one of the model's
       eq_->schedule(replayed_unit_end(r, ready), &Device::on_replayed_unit_done, this, DeviceCommand::of(cid, r).pack());
     } else if (replayed_ && replayed_->recorded(r)) {
       replay_post(cid, ready);
     } else {
-      if (r.write) ready = link_transfer(h2d_free_ps_, r.bytes, ready);  // data to the device first
+      if (r.write) ready = link_.to_device(r.bytes, ready);  // data to the device first
       start_unit(DeviceCommand::of(cid, r), ready);
     }
     ++taken;
@@ -140,19 +128,6 @@ void Device::front_end_turn() {
   kick_front_end();
 }
 
-Time Device::link_transfer(int64_t& free_ps, uint32_t bytes, Time ready) {
-  int64_t start = std::min(std::max(free_ps, ready.ns() * kPsPerNs), kHorizonPs);
-  // Most transfers are of one size (the job's block): its time is kept, not recomputed.
-  if (bytes != last_tx_bytes_) {
-    last_tx_bytes_ = bytes;
-    last_tx_ps_ = clamp_ps(ps_per_byte_ * bytes);
-  }
-  int64_t tx = std::min(last_tx_ps_, kHorizonPs - start);  // busy time up to the horizon
-  free_ps = start + tx;
-  stats_.link_busy_ps += in_window_ps(start, free_ps);
-  return ps_to_time_ceil(free_ps);
-}
-
 // Commands reach the units in front-end order, so reserving a unit for a command that
 // is ready a little later is the same as a FIFO in front of the units.
 void Device::start_unit(DeviceCommand c, Time ready) {
@@ -162,7 +137,7 @@ void Device::start_unit(DeviceCommand c, Time ready) {
   }
   ++units_busy_;
   Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
-  stats_.unit_busy += Duration::ns(in_window_ns(ready.ns(), (ready + s).ns()));
+  stats_.unit_busy += Duration::ns(window_.in_ns(ready.ns(), (ready + s).ns()));
   ++stats_.waits;
   eq_->schedule(ready + s, unit_done_, c.pack());
 }
@@ -198,14 +173,14 @@ void Device::finish_unit(DeviceCommand c) {
                            c.pack());
     return;
   }
-  if (!c.write) done = link_transfer(d2h_free_ps_, c.bytes(r), done);  // read data to host
+  if (!c.write) done = link_.to_host(c.bytes(r), done);  // read data to host
   post_after_data(c, done);
 }
 
 void Device::on_read_data(void* self, uint64_t arg) {
   auto* d = static_cast<Device*>(self);
   const DeviceCommand c = DeviceCommand::unpack(arg);
-  d->post_after_data(c, d->link_transfer(d->d2h_free_ps_, c.bytes((*d->requests_)[c.cid]), d->eq_->now()));
+  d->post_after_data(c, d->link_.to_host(c.bytes((*d->requests_)[c.cid]), d->eq_->now()));
 }
 
 void Device::post_after_data(DeviceCommand c, Time done) {
@@ -242,7 +217,7 @@ void Device::replay_post(uint32_t cid, Time fetched) {
   Duration ahead = replayed_->known_ahead(r);
   if (ahead < Duration::zero()) {
     ahead = profile_.cqe_post;
-    if (!r.write) ahead += Duration::ns((clamp_ps(ps_per_byte_ * r.bytes) + kPsPerNs - 1) / kPsPerNs);
+    if (!r.write) ahead += Duration::ns((link_.transfer_ps(r.bytes) + ps::kPerNs - 1) / ps::kPerNs);
   }
   eq_->schedule(max(fetched, r.posted - ahead), &Device::on_replayed_known, this, cid);
 }
@@ -291,7 +266,7 @@ bool Device::post_due(uint32_t qid, Time by) {
 
 // The link moves the data in no less than its transfer time (link_transfer rounds its end up).
 Duration Device::read_post_delay(uint32_t bytes) const {
-  return profile_.cqe_post + Duration::ns(clamp_ps(ps_per_byte_ * bytes) / kPsPerNs);
+  return profile_.cqe_post + Duration::ns(link_.transfer_ps(bytes) / ps::kPerNs);
 }
 
 Time Device::next_scheduled_cqe(uint32_t qid) const {
@@ -400,15 +375,13 @@ void Device::on_platform_message(void* self, uint64_t vector) {
 }
 
 void Device::count_delivery(const InterruptTimes& t) {
-  stats_.remapping_busy_ns += in_window_ns(t.unit_done.ns() - t.unit_ns, t.unit_done.ns());
-  stats_.socket_busy_ns += in_window_ns(t.leaves.ns(), t.leaves.ns() + t.socket_ns);
+  stats_.remapping_busy_ns += window_.in_ns(t.unit_done.ns() - t.unit_ns, t.unit_done.ns());
+  stats_.socket_busy_ns += window_.in_ns(t.leaves.ns(), t.leaves.ns() + t.socket_ns);
 }
 
 void Device::measure_window(Time from, Time to) {
-  window_from_ns_ = from.ns();
-  window_to_ns_ = to.ns();
-  window_from_ps_ = from.ns() * kPsPerNs;  // a run is at most 2 h: no overflow
-  window_to_ps_ = to.ns() * kPsPerNs;
+  window_.set(from, to);
+  link_.measure_window(window_);
 }
 
 void Device::message_sent(Time leaves) {

@@ -13,6 +13,8 @@
 
 #include "models/device_command.h"
 #include "models/msix_vectors.h"
+#include "models/pcie_link.h"
+#include "models/picoseconds.h"
 #include "models/posted_write_order.h"
 #include "models/queue_memory.h"
 #include "models/ring_fifo.h"
@@ -137,6 +139,7 @@ class Device {
   DeviceStats stats() const {
     DeviceStats s = stats_;
     for (const SqState& q : queues_) s.commands += landed_held(q);
+    s.link_busy_ps = link_.busy_ps();
     s.msix_held = vectors_.held();
     s.coalesced = vectors_.coalesced();
     return s;
@@ -197,15 +200,6 @@ class Device {
   uint32_t landed_held(const SqState& q) const;
   bool landed(const SqState::HeldCqe& h) const { return eq_->has_run(h.at, h.seq); }
   void write_landed_held(SqState& q);
-  Time link_transfer(int64_t& free_ps, uint32_t bytes, Time ready);
-  // The part of [from_ps, to_ps) inside the measured window, in picoseconds.
-  int64_t in_window_ps(int64_t from_ps, int64_t to_ps) const {
-    return std::max<int64_t>(0, std::min(to_ps, window_to_ps_) - std::max(from_ps, window_from_ps_));
-  }
-  // And of [from, to) in nanoseconds.
-  int64_t in_window_ns(int64_t from, int64_t to) const {
-    return std::max<int64_t>(0, std::min(to, window_to_ns_) - std::max(from, window_from_ns_));
-  }
   // Its share of the platform's delivery for one message or notification (DeviceStats).
   void count_delivery(const InterruptTimes& t);
   // A socket's messages of one instant go to the platform by drive, then vector
@@ -249,13 +243,8 @@ class Device {
   bool fe_scheduled_ = false;
   int64_t fe_free_ps_ = 0;     // front end free from (picoseconds keep the ceiling exact)
   int64_t fe_gap_ps_ = 0;
-  int64_t window_from_ps_ = 0, window_to_ps_ = INT64_MAX;  // measure_window
-  int64_t window_from_ns_ = 0, window_to_ns_ = INT64_MAX;
-  int64_t d2h_free_ps_ = 0;
-  int64_t h2d_free_ps_ = 0;
-  double ps_per_byte_ = 0;
-  uint32_t last_tx_bytes_ = 0;  // link_transfer's last size and its transfer time
-  int64_t last_tx_ps_ = 0;
+  ps::MeasuredWindow window_;  // measure_window
+  PcieLink link_;
   uint32_t units_busy_ = 0;
   RingFifo<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
   std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
