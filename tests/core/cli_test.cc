@@ -472,8 +472,10 @@ TEST(CliOutputs, EmptyPathsAreRefusedNamingTheOption) {
 // ---- nvmesim calibrate ---------------------------------------------------------------
 
 // One drive, one job at QD `qd`, short: the measured runs of the calibrate tests.
-std::string small_scenario(int qd) {
-  return temp("nvmesim_cal_qd" + std::to_string(qd) + ".json",
+// `tag` names a file of the test's own: tests run in parallel, and one rewriting a file
+// another is reading can hand it an empty scenario.
+std::string small_scenario(int qd, const std::string& tag = "") {
+  return temp("nvmesim_cal_qd" + std::to_string(qd) + tag + ".json",
               R"({"name": "small", "seed": 1, "duration_us": 8000, "warmup_us": 1000,
     "host": "profiles/host_testbed_a.json", "queue_depth": 1024,
     "drives": [{"name": "nvme0", "profile": "profiles/solidigm_sb5ph27x038t.json"}],
@@ -608,13 +610,13 @@ TEST(CliCalibrate, StrictRangesFailsOnAFitOutsideThePhysicalRange) {
   auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_calibrate_ranges";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  Outcome m = cli("run -q " + small_scenario(2) + " --set /drives/0/profile/read/mean_ns=130000 -o " +
+  Outcome m = cli("run -q " + small_scenario(2, "_ranges") + " --set /drives/0/profile/read/mean_ns=130000 -o " +
                   (dir / "measured.json").string());
   ASSERT_EQ(m.code, 0) << m.out;
   std::string spec = temp("nvmesim_cal_ranges_spec.json", R"({"format": "nvmesim-calibrate/1", "name": "ranges",
     "starts": 1, "max_evaluations": 20, "neighbourhood": 0, "fitted_on": "2026-01-02",
     "parameters": [{"path": "/drives/*/profile/read/mean_ns", "min": 40000, "max": 200000}],
-    "runs": [{"name": "qd2", "scenario": ")" + small_scenario(2) + R"(", "measured": ")" +
+    "runs": [{"name": "qd2", "scenario": ")" + small_scenario(2, "_ranges") + R"(", "measured": ")" +
                                                                  (dir / "measured.json").string() + R"("}]})");
   Outcome lax = cli("calibrate -q " + spec + " --report " + (dir / "lax").string());
   EXPECT_EQ(lax.code, 0) << lax.out;
