@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -11,6 +13,8 @@
 #include "app/bounded_least_squares.h"
 #include "app/feasible_set.h"
 #include "app/fit_diagnostics.h"
+#include "app/measurement_noise.h"
+#include "app/profile_likelihood.h"
 
 namespace nvmesim {
 
@@ -20,6 +24,11 @@ struct CalibrationFit {
   std::vector<LsqResult> fits;                 // one per start
   std::size_t best = 0;                        // the fit with the least cost
   FitDiagnostics diag;                         // at the best fit
+  // Per run (all of them), per measured metric: the noise its residual is divided by.
+  std::vector<std::map<std::string, MetricNoise>> noise;
+  ProfileLikelihood profile;                   // around the best fit
+  // Residual evaluations (each simulates every fitting run) by stage, for the report.
+  int fit_evaluations = 0, jacobian_evaluations = 0;
   // The candidates of the feasible set, evaluated: the fits' end points first, in order
   // (so evaluations[best] is the best fit), then its neighbourhood.
   std::vector<Evaluation> evaluations;

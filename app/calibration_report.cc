@@ -34,13 +34,43 @@ std::string calibration_report_markdown(const json& report) {
      << report["method"]["residuals"].get<std::string>() << "; cost " << fmt(report["cost"]) << " over "
      << report["residual_count"] << " residuals, residual variance " << fmt(report["residual_variance"]) << ".\n\n";
 
-  os << "## Parameters\n\n| parameter | value | std. error | +-2 s.e. | feasible range | bounds | identifiable |\n"
-        "|---|---|---|---|---|---|---|\n";
-  for (const auto& p : report["parameters"])
+  os << "## Parameters\n\n| parameter | value | std. error | 95% profile interval | +-2 s.e. | feasible range | bounds "
+        "| physical range | identifiable |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& p : report["parameters"]) {
+    const auto end = [&](int k) {
+      return fmt(p["profile_interval"][k]) + (p["profile_interval_ends"][k] == "bound" ? " (bound)" : "");
+    };
+    const json& range = p["physical_range"];
+    std::string physical = range.is_array() ? fmt(range[0]) + " .. " + fmt(range[1]) : "-";
+    if (p["outside_physical_range"].get<bool>()) physical = "**outside** " + physical;
+    const bool lo = p["profile_interval_ends"][0] == "profile", hi = p["profile_interval_ends"][1] == "profile";
     os << "| `" << p["path"].get<std::string>() << "` | " << fmt(p["value"]) << " | " << fmt(p["std_error"]) << " | "
-       << fmt(p["interval"][0]) << " .. " << fmt(p["interval"][1]) << " | " << fmt(p["feasible_range"][0]) << " .. "
-       << fmt(p["feasible_range"][1]) << " | " << fmt(p["bounds"][0]) << " .. " << fmt(p["bounds"][1]) << " | "
-       << (p["identifiable"].get<bool>() ? "yes" : "**no**") << " |\n";
+       << end(0) << " .. " << end(1) << " | " << fmt(p["interval"][0]) << " .. " << fmt(p["interval"][1]) << " | "
+       << fmt(p["feasible_range"][0]) << " .. " << fmt(p["feasible_range"][1]) << " | " << fmt(p["bounds"][0])
+       << " .. " << fmt(p["bounds"][1]) << " | " << physical << " | "
+       << (p["identifiable"].get<bool>() ? "yes" : lo ? "**no** (lower end only)" : hi ? "**no** (upper end only)" : "**no**")
+       << " |\n";
+  }
+  const json& u = report["uncertainty"];
+  os << "\n## What the data pin\n\nProfile likelihood (" << u["confidence"].get<double>() * 100
+     << "%): a value is inside its interval while the least cost, the other parameters refitted, stays within "
+     << fmt(u["threshold"]) << " of the best fit's; an end marked (bound) is where the search reached the bound "
+        "without that rise. Residuals are divided by each metric's noise: the stated noise, the histogram bucket of a "
+        "latency percentile, the counting noise of a rate (the runs' sigma below).\n\n";
+  for (const auto& t : u["statements"]) os << "- " << t.get<std::string>() << "\n";
+  os << "\nSimulator evaluations (each runs every fitting run): fit " << u["evaluations"]["fit"] << ", Jacobian "
+     << u["evaluations"]["jacobian"] << ", profile " << u["evaluations"]["profile"] << ", feasible set "
+     << u["evaluations"]["feasible_set"] << " (all runs).\n";
+  if (!report["outside_physical_range"].empty()) {
+    os << "\n**Outside the physical range its profile documents:**";
+    for (const auto& p : report["parameters"])
+      if (p["outside_physical_range"].get<bool>())
+        os << " `" << p["path"].get<std::string>() << "` = " << fmt(p["value"]) << " (range " << fmt(p["physical_range"][0])
+           << " .. " << fmt(p["physical_range"][1]) << ")";
+    os << ". The fit leans on a value the profile holds implausible: a mechanism may be missing, or the bounds are "
+          "wider than the physics (`calibrate --strict-ranges` fails on this).\n";
+  }
 
   os << "\n## Correlation matrix\n\n|   |";
   const auto& params = report["parameters"];
@@ -57,10 +87,11 @@ std::string calibration_report_markdown(const json& report) {
   for (const auto& s : report["singular_values"]) os << " " << fmt(s);
   os << "; condition number " << (report["condition"].is_number() ? fmt(report["condition"]) : "infinite") << ".\n\n";
   if (report["unidentified_directions"].empty()) {
-    os << "Every parameter is identified (|corr| <= 0.95 and condition <= 1e6).\n\n";
+    os << "By the Jacobian alone every parameter is identified (|corr| <= 0.95 and condition <= 1e6); the profile "
+          "likelihood above is the judge.\n\n";
   } else {
-    os << "Directions the data do not pin (right singular vectors, in relative change of each parameter): moving "
-          "along one changes the fitted metrics very little.\n\n";
+    os << "Directions the Jacobian says the data do not pin (right singular vectors, in relative change of each "
+          "parameter): moving along one changes the fitted metrics very little.\n\n";
     for (const auto& d : report["unidentified_directions"]) {
       os << "- singular value " << fmt(d["singular_value"]) << ":";
       for (const auto& [k, v] : d["direction"].items()) os << " " << fmt(v, "%+.3f") << " `" << k << "`";
@@ -77,14 +108,14 @@ std::string calibration_report_markdown(const json& report) {
   if (!fs["best_fit_meets_tolerance"].get<bool>())
     os << " **The best fit itself does not meet the tolerance**: the set holds the best fit alone, and the model "
           "cannot match these runs within it.";
-  os << "\n\n## Runs\n\n| run | role | metric | measured | simulated | error | prediction interval | inside |\n"
-        "|---|---|---|---|---|---|---|---|\n";
+  os << "\n\n## Runs\n\n| run | role | metric | measured | simulated | error | sigma | prediction interval | inside |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : report["runs"])
     for (const auto& m : r["metrics"])
       os << "| " << r["name"].get<std::string>() << " | " << r["role"].get<std::string>() << " | "
          << m["metric"].get<std::string>() << " | " << fmt(m["measured"]) << " | " << fmt(m["simulated"]) << " | "
-         << pct(m["error"]) << " | " << fmt(m["prediction_interval"][0]) << " .. " << fmt(m["prediction_interval"][1])
-         << " | " << (m["inside"].get<bool>() ? "yes" : "no") << " |\n";
+         << pct(m["error"]) << " | " << pct(m["sigma"]) << " | " << fmt(m["prediction_interval"][0]) << " .. "
+         << fmt(m["prediction_interval"][1]) << " | " << (m["inside"].get<bool>() ? "yes" : "no") << " |\n";
   const auto& h = report["held_out"];
   if (h["points"].get<int>() > 0) {
     os << "\nHeld out: " << h["inside_prediction_interval"] << " of " << h["points"]

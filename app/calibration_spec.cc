@@ -155,6 +155,8 @@ std::optional<InputError> read_run(const json& obj, const std::string& where, co
     auto read = read_measured_metrics(*doc, r.child("measured") + " (" + file + ")");
     if (auto* e = std::get_if<InputError>(&read)) return *e;
     MeasuredMetrics& measured = std::get<MeasuredMetrics>(read);
+    run.latency_histogram = measured.latency_histogram;
+    run.measured_ios = measured.ios;
     run.measured = std::move(measured.metrics);
     const std::string name = fs::path(file).filename().string();
     if (measured.source == "fio") {
@@ -209,6 +211,9 @@ std::optional<InputError> read_run(const json& obj, const std::string& where, co
       if (run.measured.count(m)) chosen[m] = run.measured[m];
   }
   if (chosen.empty()) return InputError{r.child("metrics"), "no metric to fit"};
+  if (auto it = run.measured.find("iops"); it != run.measured.end() && it->second > 0) run.measured_iops = it->second;
+  if (auto it = run.measured.find("irqs_per_io"); it != run.measured.end() && it->second > 0)
+    run.measured_irqs_per_io = it->second;
   for (const auto& [k, v] : chosen)
     if (!(v > 0) || !std::isfinite(v)) return InputError{r.child("measured"), k + " must be > 0 to fit (log ratio)"};
   if (chosen.count("iops_ratio") && run.ratio_policy.empty())
@@ -347,6 +352,7 @@ CalibrationSpecResult load_calibration_spec(const json& doc, const std::string& 
     pr.reject_unknown({"comment"});
     if (!pr.ok()) return *err;
     if (!(p.bound.lo < p.bound.hi)) return InputError{pw + "/max", "must be > min"};
+    if (range) p.physical_range = ParamBound{dlo, dhi};
     spec.parameters.push_back(std::move(p));
   }
   r.reject_unknown({"runs", "parameters"});

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@ struct CalibrationParameter {
   std::string in_profile;  // its pointer inside that profile: /irq_entry_ns, /read/mean_ns
   ParamBound bound;
   bool integer = false;    // the profile holds an integer there: values are rounded
+  // The physical range the profile documents for it ("ranges"), when it does: a fitted
+  // value outside it is flagged (and fails `calibrate --strict-ranges`).
+  std::optional<ParamBound> physical_range;
 };
 
 struct CalibrationRun {
@@ -39,8 +43,13 @@ struct CalibrationRun {
   // A published range instead of a figure ("change_pct_range"): `measured` holds its middle,
   // and a held-out prediction is "inside" when its interval overlaps the range.
   std::map<std::string, std::pair<double, double>> measured_range;
-  double noise = 0.02;             // relative measurement noise (residuals are divided by it)
+  double noise = 0.02;             // stated relative measurement noise (app/measurement_noise.h)
   std::string source;              // what the measurement is, for the report and sources
+  // What the measurement file says of its resolution (app/measurement_noise.h): the
+  // histogram of its percentiles ("nvmesim", "fio", ""), the I/Os it counted, and its
+  // IOPS and interrupts per I/O (0: not known), whether fitted or not.
+  std::string latency_histogram;
+  double measured_ios = 0, measured_iops = 0, measured_irqs_per_io = 0;
 };
 
 struct CalibrationSpec {

@@ -48,7 +48,13 @@ json fitted_profiles(const CalibrationSpec& spec, const std::string& fitted_on, 
     std::ostringstream src;
     src << "fitted by nvmesim calibrate on " << fitted_on << " (spec \"" << spec.name << "\"): " << number_text(v)
         << " +- " << number_text(fit.diag.std_error[ii]) << " (1 s.e.)";
-    if (fit.diag.unidentifiable[i]) src << ", NOT identifiable from these runs (see the report's unidentified directions)";
+    const ParameterProfile& pl = fit.profile.parameters[i];
+    src << ", 95% profile interval " << number_text(pl.lower.value) << (pl.lower.closed ? "" : " (bound)") << " .. "
+        << number_text(pl.upper.value) << (pl.upper.closed ? "" : " (bound)");
+    if (!pl.identifiable()) src << ", NOT identifiable from these runs (see the report's uncertainty statements)";
+    if (p.physical_range && (v < p.physical_range->lo || v > p.physical_range->hi))
+      src << ", OUTSIDE the physical range " << number_text(p.physical_range->lo) << " .. "
+          << number_text(p.physical_range->hi);
     src << "; fitted to";
     for (std::size_t r : fit.fitting) {
       const CalibrationRun& run = spec.runs[r];

@@ -330,6 +330,7 @@ int run_or_validate(bool validate, const RunArgs& a) {
 struct CalibrateArgs {
   std::string spec, out_path, report_dir, date;
   bool quiet = false;
+  bool strict_ranges = false;  // exit 1 when a fitted value is outside its physical range
 };
 
 // nvmesim calibrate: fit, then write the fitted profile(s) (-o) and the report (--report).
@@ -370,6 +371,14 @@ int calibrate_main(const CalibrateArgs& a) {
     return kExitInternal;
   }
   if (!a.quiet) std::cout << nvmesim::calibration_report_markdown(outcome.report);
+  // Like compare's failed bound: the outputs are written, and the exit status says so.
+  const nlohmann::json& outside = outcome.report["outside_physical_range"];
+  if (a.strict_ranges && !outside.empty()) {
+    for (const auto& p : outside)
+      std::cerr << "nvmesim: calibrate: " << p.get<std::string>()
+                << " was fitted outside the physical range its profile documents (--strict-ranges)\n";
+    return finish_stdout(kExitInternal);
+  }
   return finish_stdout(0);
 }
 
@@ -497,6 +506,9 @@ int run_main(int argc, char** argv) {
       ->type_name("YYYY-MM-DD")
       ->check(checked(nvmesim::is_calendar_date, kDateRule));
   calibrate->add_flag("-q,--quiet", ca.quiet, "no report on stdout and no progress on stderr");
+  calibrate->add_flag("--strict-ranges", ca.strict_ranges,
+                      "exit 1 (after writing the outputs) when a fitted value lies outside the physical range its\n"
+                      "profile documents (\"ranges\"); the report flags them either way");
   CLI::App* policies = app.add_subcommand("policies", "every policy's parameters (Markdown)");
   CLI::App* schema = app.add_subcommand("schema", "the scenario JSON Schema");
   // Listed for --help; run_main hands them to the Python package before parsing.

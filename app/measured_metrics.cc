@@ -41,15 +41,23 @@ std::optional<InputError> check_results(const nlohmann::json& doc, const std::st
 
 std::variant<MeasuredMetrics, InputError> read_measured_metrics(const nlohmann::json& doc, const std::string& where) {
   if (is_fio_json(doc)) {
-    MeasuredMetrics m{"fio", {}, ""};
+    MeasuredMetrics m{"fio", {}, "", 0, ""};
     if (auto e = metrics_of_fio(doc, where, m.metrics, &m.latency_from)) return *e;
+    if (!m.latency_from.empty()) m.latency_histogram = "fio";
+    for (const auto& job : doc["jobs"])
+      for (const char* d : {"read", "write", "mixed"})
+        if (job.is_object() && job.contains(d) && job[d].is_object() && job[d].contains("total_ios") &&
+            job[d]["total_ios"].is_number())
+          m.ios += num(job[d]["total_ios"]);
     return m;
   }
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != "nvmesim-results/1")
     return InputError{where, "neither an nvmesim-results/1 document nor fio JSON (fio --output-format=json)"};
   if (auto e = check_results(doc, where)) return *e;
   const bool hw = doc.contains("source") && doc["source"] == "hw";
-  return MeasuredMetrics{hw ? "hw" : "sim", metrics_of_results(doc), ""};
+  const nlohmann::json& agg = doc["aggregate"];
+  const double ios = agg.contains("ios") && agg["ios"].is_number() ? num(agg["ios"]) : 0.0;
+  return MeasuredMetrics{hw ? "hw" : "sim", metrics_of_results(doc), "", ios, "nvmesim"};
 }
 
 bool is_metric_name(const std::string& name) {

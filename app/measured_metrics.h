@@ -43,6 +43,12 @@ struct MeasuredMetrics {
   std::string source;
   MetricValues metrics;
   std::string latency_from;  // fio: "lat_ns" or "clat_ns" (metrics_of_fio), "" if none was read
+  // The measurement's resolution, where the file says (calibrate's noise model,
+  // app/measurement_noise.h): the I/Os counted in its window (0: not known), and the
+  // histogram its latency percentiles come from ("nvmesim": sim::Histogram, "fio": fio's
+  // FIO_IO_U_PLAT_BITS 6 buckets, "": not known).
+  double ios = 0;
+  std::string latency_histogram;
 };
 
 // Any document: its metrics, or an InputError naming the JSON path under `where` (a

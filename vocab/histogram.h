@@ -69,6 +69,12 @@ class Histogram {
   }
   static int64_t bucket_low(std::size_t bucket);
   static int64_t bucket_high(std::size_t bucket);
+  // The width of the bucket holding `value` (1 below 2^kSubBits, at most value / 128
+  // above): the resolution of a quantile reported at `value`.
+  static int64_t bucket_width_at(int64_t value) {
+    const std::size_t b = bucket_of(value);
+    return bucket_high(b) - bucket_low(b) + 1;
+  }
 
  private:
   [[gnu::noinline]] void grow_to(std::size_t bucket);  // makes buckets_[bucket] exist

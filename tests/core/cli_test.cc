@@ -472,8 +472,10 @@ TEST(CliOutputs, EmptyPathsAreRefusedNamingTheOption) {
 // ---- nvmesim calibrate ---------------------------------------------------------------
 
 // One drive, one job at QD `qd`, short: the measured runs of the calibrate tests.
-std::string small_scenario(int qd) {
-  return temp("nvmesim_cal_qd" + std::to_string(qd) + ".json",
+// `tag` names a file of the test's own: tests run in parallel, and one rewriting a file
+// another is reading can hand it an empty scenario.
+std::string small_scenario(int qd, const std::string& tag = "") {
+  return temp("nvmesim_cal_qd" + std::to_string(qd) + tag + ".json",
               R"({"name": "small", "seed": 1, "duration_us": 8000, "warmup_us": 1000,
     "host": "profiles/host_testbed_a.json", "queue_depth": 1024,
     "drives": [{"name": "nvme0", "profile": "profiles/solidigm_sb5ph27x038t.json"}],
@@ -599,6 +601,38 @@ TEST(CliCalibrate, FitsResultsAndFioJsonFilesDeterministically) {
   EXPECT_EQ(read_text(dir / "a-profile.json"), read_text(dir / "b-profile.json"));
   EXPECT_EQ(read_text(dir / "a" / "report.json"), read_text(dir / "b" / "report.json"));
   EXPECT_EQ(read_text(dir / "a" / "report.md"), read_text(dir / "b" / "report.md"));
+}
+
+// A service time measured where the drive profile's documented range (60-100 us) does not
+// reach, fitted within wider bounds: the report flags it (text and JSON) and
+// --strict-ranges exits 1 after writing the outputs; without it calibrate exits 0.
+TEST(CliCalibrate, StrictRangesFailsOnAFitOutsideThePhysicalRange) {
+  auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_calibrate_ranges";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Outcome m = cli("run -q " + small_scenario(2, "_ranges") + " --set /drives/0/profile/read/mean_ns=130000 -o " +
+                  (dir / "measured.json").string());
+  ASSERT_EQ(m.code, 0) << m.out;
+  std::string spec = temp("nvmesim_cal_ranges_spec.json", R"({"format": "nvmesim-calibrate/1", "name": "ranges",
+    "starts": 1, "max_evaluations": 20, "neighbourhood": 0, "fitted_on": "2026-01-02",
+    "parameters": [{"path": "/drives/*/profile/read/mean_ns", "min": 40000, "max": 200000}],
+    "runs": [{"name": "qd2", "scenario": ")" + small_scenario(2, "_ranges") + R"(", "measured": ")" +
+                                                                 (dir / "measured.json").string() + R"("}]})");
+  Outcome lax = cli("calibrate -q " + spec + " --report " + (dir / "lax").string());
+  EXPECT_EQ(lax.code, 0) << lax.out;
+  Outcome strict = cli("calibrate -q --strict-ranges " + spec + " --report " + (dir / "strict").string());
+  EXPECT_EQ(strict.code, 1) << strict.out;
+  EXPECT_NE(strict.out.find("/drives/*/profile/read/mean_ns was fitted outside the physical range"), std::string::npos)
+      << strict.out;
+  const auto report = nlohmann::json::parse(read_text(dir / "strict" / "report.json"));
+  EXPECT_EQ(report["outside_physical_range"], nlohmann::json::array({"/drives/*/profile/read/mean_ns"}));
+  EXPECT_EQ(report["parameters"][0]["physical_range"], nlohmann::json::array({60000, 100000}));
+  EXPECT_TRUE(report["parameters"][0]["outside_physical_range"].get<bool>());
+  EXPECT_GT(report["parameters"][0]["value"].get<double>(), 100000);
+  EXPECT_NE(read_text(dir / "strict" / "report.md").find("**Outside the physical range its profile documents:**"),
+            std::string::npos);
+  // The same report either way: the flag changes the exit status only.
+  EXPECT_EQ(read_text(dir / "lax" / "report.json"), read_text(dir / "strict" / "report.json"));
 }
 
 // The judge's commands: the default scenario's command trace (from the run's start, with
