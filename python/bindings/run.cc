@@ -13,9 +13,10 @@ namespace nvmesim::python {
 namespace {
 
 // Returns (results text, info) where the text is exactly what `nvmesim run -o` writes.
-py::tuple run(const LoadedScenario& loaded, const py::object& progress, unsigned threads) {
+py::tuple run(const LoadedScenario& loaded, const py::object& progress, unsigned threads, bool check_invariants) {
   RunOptions opts;
   opts.threads = threads;
+  opts.check_invariants = opts.check_invariants || check_invariants;  // always on in Debug builds
   // Captures a pointer, not the py::object: the std::function may be copied or destroyed
   // while the lock is released, and a Python reference must not be touched then.
   const py::object* callback = progress.is_none() ? nullptr : &progress;
@@ -43,9 +44,11 @@ py::tuple run(const LoadedScenario& loaded, const py::object& progress, unsigned
 
 void init_run(py::module_& m) {
   m.def("run", &run, py::arg("loaded"), py::arg("progress") = py::none(), py::arg("threads") = 0u,
+        py::arg("check_invariants") = false,
         "Runs a LoadedScenario; returns (results JSON text, info dict with wall_seconds, "
         "events, ios, partitions, threads). progress(fraction) is called now and then if given; "
-        "threads (0: the machine's cores) simulate independent partitions side by side.");
+        "threads (0: the machine's cores) simulate independent partitions side by side; "
+        "check_invariants: fail (RuntimeError) when the results break an invariant of docs/results.md.");
 }
 
 }  // namespace nvmesim::python

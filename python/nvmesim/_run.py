@@ -20,7 +20,8 @@ def load(scenario, overrides=None, seed=None, base_dir=None, **kwargs):
     return json.loads(_load(source, pairs, seed).resolved)
 
 
-def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threads=None, **kwargs):
+def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threads=None,
+        check_invariants=False, **kwargs):
     """Runs one simulation and returns its :class:`Result`.
 
     Args:
@@ -39,6 +40,10 @@ def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threa
         threads: threads for a scenario whose drives, queues, jobs and cores form
             independent partitions (``nvmesim run --threads``); None: the machine's
             cores. The results do not depend on it.
+        check_invariants: check the results against their invariants (docs/results.md,
+            "Invariants"; ``nvmesim run --check-invariants``) and raise RuntimeError,
+            listing the broken ones, if any breaks (a bug of the model). Always on in
+            Debug builds.
         **kwargs: more overrides, with ``__`` or ``.`` between path components:
             ``policy__name="poll"``, ``jobs__0__iodepth=64``, ``duration_us=2000``.
 
@@ -48,6 +53,7 @@ def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threa
     Raises:
         ScenarioError: the scenario or an override is invalid (``.path``, ``.message``).
         ValueError: ``threads`` is not an integer from 1 to 1024.
+        RuntimeError: ``check_invariants`` and the results break an invariant.
 
     The interpreter lock is released while the simulation runs, so several threads can
     run simulations at the same time. Ctrl-C stops a run with KeyboardInterrupt.
@@ -58,7 +64,7 @@ def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threa
     source = make_source(scenario, base_dir)
     pairs = expand_wildcards(source, normalize_overrides(overrides, kwargs))
     loaded = _load(source, pairs, seed)
-    text, info = _core.run(loaded, progress, threads or 0)
+    text, info = _core.run(loaded, progress, threads or 0, bool(check_invariants))
     return Result(text, info)
 
 

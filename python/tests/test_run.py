@@ -157,12 +157,21 @@ def test_progress_callback(short):
 
 
 def test_threads_leave_the_results_alone(short):
-    # The default scenario is two independent partitions (two drives per MSI-X path).
+    # The default scenario is two independent partitions (the drives of each socket).
     one = nvmesim.run("default", threads=1, **short)
     two = nvmesim.run("default", threads=2, **short)
     assert one.info["partitions"] == 2
     assert (one.info["threads"], two.info["threads"]) == (1, 2)
     assert two.to_json() == one.to_json()  # byte for byte
+
+
+@pytest.mark.parametrize("policy", ["irq", "rate", "coalesce_adaptive"])
+def test_checked_runs_keep_their_results(short, policy):
+    # check_invariants checks the document against docs/results.md's laws (a broken one
+    # raises RuntimeError); a sound run is unchanged by being checked.
+    plain = nvmesim.run("default", policy__name=policy, **short)
+    checked = nvmesim.run("default", policy__name=policy, check_invariants=True, **short)
+    assert checked.to_json() == plain.to_json()
 
 
 @pytest.mark.parametrize("threads", [0, -1, 1025, 1.5, "2", True])
