@@ -128,6 +128,7 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));
+    dr.timeline_dropped = sys.drive_timeline_dropped(static_cast<uint32_t>(d));
     dr.final_mode = sys.drive_mode(static_cast<uint32_t>(d));
     dr.decisions = sys.drive_decisions(static_cast<uint32_t>(d));
     r.drives.push_back(std::move(dr));
@@ -192,6 +193,7 @@ void add_mode_shares(const Scenario& sc, results::RunRecord& r) {
   const policy::PolicyInfo* p = policy::find_policy(sc.policy.name);
   if (!p || !p->per_drive()) return;
   for (results::DriveRecord& d : r.drives) {
+    if (d.timeline_dropped > 0) continue;  // the kept timeline stops early: no shares
     d.mode_share = results::mode_shares(d.timeline, d.final_mode, from, to);
     // A drive monitor that has decided (even to keep its mode) has acted: the window
     // measures its decisions. One that has not is measured as its starting mode.
@@ -275,6 +277,14 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
                          std::to_string(kept) + " entries each (--memory-limit sets how many fit): " +
                          std::to_string(dropped) + " later mode changes are counted in timeline_dropped, not kept, "
                          "and those queues have no mode_share");
+  dropped = capped = kept = 0;
+  for (const results::DriveRecord& d : r.drives)
+    if (d.timeline_dropped > 0) ++capped, dropped += d.timeline_dropped, kept = std::max(kept, d.timeline.size());
+  if (capped > 0)
+    r.warnings.push_back("the mode timelines of " + std::to_string(capped) + " drive(s) were capped at " +
+                         std::to_string(kept) + " entries each (--memory-limit sets how many fit): " +
+                         std::to_string(dropped) + " later mode changes are counted in timeline_dropped, not kept, "
+                         "and those drives have no mode_share");
   return r;
 }
 

@@ -70,6 +70,7 @@ json drive_json(const DriveRecord& d, Duration window) {
   }
   m["device"] = dev;
   m["mode_timeline"] = timeline_json(d.timeline);
+  m["timeline_dropped"] = d.timeline_dropped;
   m["final_mode"] = d.final_mode;
   if (!d.mode_share.empty()) m["mode_share"] = d.mode_share;
   if (!d.hw.is_null()) m["hw"] = d.hw;

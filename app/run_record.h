@@ -97,6 +97,7 @@ struct DriveRecord {
   uint64_t commands = 0;  // commands the drive completed in the window
   std::optional<DeviceModelFigures> model;
   std::vector<TimelineEntry> timeline;  // drive policies; empty otherwise
+  uint64_t timeline_dropped = 0;        // entries past the cap: counted, not kept
   std::string final_mode;
   uint64_t decisions = 0;  // drive policies: cycles evaluated by the run's end (not written)
   std::map<std::string, double> mode_share;  // drive policies: share of the window per mode

@@ -16,6 +16,7 @@ namespace nvmesim {
 struct HostDrive {
   std::optional<policy::AnyDrivePolicy> policy;
   std::vector<ModeChange> timeline;
+  uint64_t timeline_dropped = 0;  // mode changes past the cap (HostKernel::timeline_cap)
 
   int64_t inflight = 0;          // submitted to the drive (SQ doorbell), not yet reaped
   double inflight_integral = 0;  // of inflight over time, in command-ns

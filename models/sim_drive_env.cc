@@ -21,8 +21,12 @@ void SimDriveEnv::set_coalescing(uint32_t thr, uint32_t time_100us) {
 
 void SimDriveEnv::mode_change(std::string_view from, std::string_view to, std::string reason) {
   host_->observer().mode_change(nullptr, now(), from, to, reason);
-  auto& tl = host_->drive(drive_).timeline;
-  if (tl.size() < host_->timeline_cap()) tl.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
+  HostDrive& d = host_->drive(drive_);
+  if (d.timeline.size() >= host_->timeline_cap()) {
+    ++d.timeline_dropped;  // counted, not kept: the results say so and give no mode_share
+    return;
+  }
+  d.timeline.push_back(ModeChange{now(), std::string(from), std::string(to), std::move(reason)});
 }
 
 }  // namespace nvmesim

@@ -83,6 +83,7 @@ class System {
   const CoreSoftirq& softirq(uint32_t c) const { return softirqs_[c]; }
   // Drive-level mode timeline (drive policies such as coalesce_adaptive); empty otherwise.
   const std::vector<ModeChange>& drive_timeline(uint32_t d) const { return drives_[d].timeline; }
+  uint64_t drive_timeline_dropped(uint32_t d) const { return drives_[d].timeline_dropped; }
   std::string drive_mode(uint32_t d) const;
   uint64_t drive_decisions(uint32_t d) const;  // a drive policy's evaluated cycles so far
 

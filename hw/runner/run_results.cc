@@ -95,7 +95,7 @@ results::DriveRecord drive_record(const results::RunRecord& r, const Scenario& s
   drive.figures = r.aggregate;
   drive.name = sc.drives.at(job.drives.empty() ? 0 : job.drives.front()).name;
   for (const Lane& l : lanes) drive.commands += (l.window_end.counters - l.window_start.counters).completions;
-  drive.timeline = timeline_of(drive_env.modes(), nullptr);
+  drive.timeline = timeline_of(drive_env.modes(), &drive.timeline_dropped);
   drive.final_mode = f.drive_mode;
   drive.hw = {{"bdf", o.bdf},
               {"model", s.info().model},

@@ -508,6 +508,30 @@ TEST(MemoryEstimate, ACappedTimelineCountsWhatItDropsAndSaysSo) {
   EXPECT_TRUE(said) << r["warnings"].dump();
 }
 
+TEST(MemoryEstimate, ACappedDriveTimelineCountsWhatItDropsAndSaysSo) {
+  // A drive policy's timeline is capped as a queue's: what does not fit is counted, the
+  // drive gets no mode_share (its kept timeline stops early), and the results say so.
+  LoadedScenario ls = testing::load_default({"policy.name=coalesce_adaptive", "duration_us=3000", "warmup_us=500"});
+  RunOptions o = testing::checked();
+  const nlohmann::json whole = run_scenario(ls, o);
+  o.timeline_cap = 0;
+  const nlohmann::json capped = run_scenario(ls, o);
+  ASSERT_EQ(capped["drives"].size(), whole["drives"].size());
+  for (std::size_t d = 0; d < whole["drives"].size(); ++d) {
+    const auto& w = whole["drives"][d];
+    const auto& c = capped["drives"][d];
+    EXPECT_EQ(w["timeline_dropped"].get<uint64_t>(), 0u);
+    ASSERT_FALSE(w["mode_timeline"].empty());  // the warm-up covers the first cycle: it decided
+    EXPECT_TRUE(w.contains("mode_share"));
+    EXPECT_TRUE(c["mode_timeline"].empty());
+    EXPECT_EQ(c["timeline_dropped"].get<uint64_t>(), w["mode_timeline"].size());
+    EXPECT_FALSE(c.contains("mode_share"));
+  }
+  bool said = false;
+  for (const auto& w : capped["warnings"]) said |= w.get<std::string>().find("drive(s) were capped") != std::string::npos;
+  EXPECT_TRUE(said) << capped["warnings"].dump();
+}
+
 // ---- text that is not UTF-8 (fuzz findings overrides_fuzz/invalid_utf8_value and
 // fio_job_fuzz/invalid_utf8_cpus_allowed): refused where it enters, naming the place,
 // instead of an exception when a message or the results are written.
