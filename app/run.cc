@@ -217,6 +217,21 @@ results::RunRecord measured_by(const System& sys) {
   return r;
 }
 
+// Queues' or drives' timelines capped by the memory limit: what was dropped is counted
+// in timeline_dropped, and those records have no mode_share; the results say so once.
+template <class Records>
+void warn_capped_timelines(const Records& records, const char* what, std::vector<std::string>& warnings) {
+  uint64_t dropped = 0, capped = 0;
+  std::size_t kept = 0;
+  for (const auto& x : records)
+    if (x.timeline_dropped > 0) ++capped, dropped += x.timeline_dropped, kept = std::max(kept, x.timeline.size());
+  if (capped == 0) return;
+  warnings.push_back("the mode timelines of " + std::to_string(capped) + " " + what + "(s) were capped at " +
+                     std::to_string(kept) + " entries each (--memory-limit sets how many fit): " +
+                     std::to_string(dropped) + " later mode changes are counted in timeline_dropped, not kept, "
+                     "and those " + what + "s have no mode_share");
+}
+
 // The run's record from its partitions' (`parts`, null: one System measured everything):
 // each job, queue, drive and core from the partition that simulated it, in global id
 // order, and the run-wide figures summed in that order -- the same document whatever the
@@ -268,23 +283,8 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
                          std::to_string(sc.duration.count_ns() / 1000) +
                          " us) is shorter than the jobs take to reap what completes (batches of iodepth_batch_complete_min, say), so "
                          "its rates are not the jobs'");
-  uint64_t dropped = 0, capped = 0;
-  std::size_t kept = 0;
-  for (const results::QueueRecord& q : r.queues)
-    if (q.timeline_dropped > 0) ++capped, dropped += q.timeline_dropped, kept = std::max(kept, q.timeline.size());
-  if (capped > 0)
-    r.warnings.push_back("the mode timelines of " + std::to_string(capped) + " queue(s) were capped at " +
-                         std::to_string(kept) + " entries each (--memory-limit sets how many fit): " +
-                         std::to_string(dropped) + " later mode changes are counted in timeline_dropped, not kept, "
-                         "and those queues have no mode_share");
-  dropped = capped = kept = 0;
-  for (const results::DriveRecord& d : r.drives)
-    if (d.timeline_dropped > 0) ++capped, dropped += d.timeline_dropped, kept = std::max(kept, d.timeline.size());
-  if (capped > 0)
-    r.warnings.push_back("the mode timelines of " + std::to_string(capped) + " drive(s) were capped at " +
-                         std::to_string(kept) + " entries each (--memory-limit sets how many fit): " +
-                         std::to_string(dropped) + " later mode changes are counted in timeline_dropped, not kept, "
-                         "and those drives have no mode_share");
+  warn_capped_timelines(r.queues, "queue", r.warnings);
+  warn_capped_timelines(r.drives, "drive", r.warnings);
   return r;
 }
 
