@@ -1,31 +1,12 @@
 #include "app/scenario_json.h"
 
+#include "app/device_profile_json.h"
 #include "models/platform_placement.h"
 
 namespace nvmesim {
 using nlohmann::json;
 
 namespace {
-
-json dist_to_json(const ServiceSpec& s) {
-  json j;
-  switch (s.dist.kind) {
-    case DistSpec::Kind::constant: j["dist"] = "constant"; break;
-    case DistSpec::Kind::exponential: j["dist"] = "exponential"; break;
-    case DistSpec::Kind::lognormal: j["dist"] = "lognormal"; break;
-    case DistSpec::Kind::empirical: j["dist"] = "empirical"; break;
-  }
-  if (s.dist.kind == DistSpec::Kind::empirical) {
-    json cdf = json::array();
-    for (const auto& [p, t] : s.dist.cdf) cdf.push_back(json::array({p, t.count_ns()}));
-    j["cdf"] = cdf;
-  } else {
-    j["mean_ns"] = s.dist.mean.count_ns();
-    j["sigma"] = s.dist.sigma;
-  }
-  j["per_extra_4k_ns"] = s.per_extra_4k.count_ns();
-  return j;
-}
 
 json engine_to_json(const EngineCosts& e) {
   return {{"syscall_ns", e.syscall.count_ns()},
@@ -114,32 +95,12 @@ json scenario_to_json(const Scenario& sc) {
   json drives = json::array();
   const PlatformPlacement placement(sc);
   for (const auto& d : sc.drives) {
-    const DeviceProfile& p = d.profile;
-    drives.push_back({{"name", d.name},
-                      {"profile",
-                       {{"name", p.name},
-                        {"max_io_queues", p.max_io_queues},
-                        {"max_queue_depth", p.max_queue_depth},
-                        {"units", p.units},
-                        {"iops_max", p.iops_max},
-                        {"link_bytes_per_s", p.link_bytes_per_s},
-                        {"read", dist_to_json(p.read)},
-                        {"write", dist_to_json(p.write)},
-                        {"sq_fetch_ns", p.sq_fetch.count_ns()},
-                        {"cqe_post_ns", p.cqe_post.count_ns()},
-                        {"msix_delivery_ns", p.msix_delivery.count_ns()},
-                        {"admin_command_ns", p.admin_command.count_ns()},
-                        {"arbitration_burst", p.arbitration_burst}}}});
+    drives.push_back({{"name", d.name}, {"profile", device_to_json(d.profile)}});
     if (h.platform.active()) {  // where it sits, as placed (given or by the platform's default)
       const PlatformPlacement::Drive& at = placement.drive(static_cast<uint32_t>(drives.size() - 1));
       drives.back()["socket"] = at.socket;
       drives.back()["root_complex"] = at.root_complex;
     }
-    json& prof = drives.back()["profile"];
-    if (p.msix_table_size > 0) prof["msix_table_size"] = p.msix_table_size;
-    if (p.coalescing_timer == CoalescingTimer::controller) prof["coalescing_timer"] = "controller";
-    if (p.coalescing_count_restart == CoalescingRestart::on_cq_doorbell)
-      prof["coalescing_count_restart"] = "on_cq_doorbell";
   }
   j["drives"] = drives;
   json params = json::object();

@@ -12,6 +12,7 @@
 #include "app/json_reader.h"
 #include "app/json_text.h"
 #include "app/memory_estimate.h"
+#include "app/device_profile_json.h"
 #include "app/profile_ranges.h"
 #include "app/scenario_json.h"
 #include "policies/registry.h"
@@ -26,8 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr Duration kMaxCost = Duration::ms(100);   // no single CPU cost is that long
-constexpr Duration kMaxLatency = Duration::s(10);
 constexpr double kMinIops = 1;                // iops_max: one command a second
 constexpr double kMinLinkBytesPerS = 1e6;     // link_bytes_per_s: 1 MB/s
 constexpr double kMinRateIops = 1e-3;         // rate_iops: one I/O in 1000 s
@@ -113,157 +112,6 @@ std::vector<std::string> split_path(const std::string& p) {
 
 // ---- profiles --------------------------------------------------------------------------
 
-DistSpec read_dist(const json& j, const std::string& path, const std::string& base_dir,
-                   std::optional<InputError>& err) {
-  DistSpec d;
-  JsonReader r(j, path, err);
-  std::string kind = r.choice("dist", "lognormal", {"constant", "exponential", "lognormal", "empirical"});
-  d.kind = kind == "constant" ? DistSpec::Kind::constant
-         : kind == "exponential" ? DistSpec::Kind::exponential
-         : kind == "lognormal" ? DistSpec::Kind::lognormal : DistSpec::Kind::empirical;
-  if (d.kind != DistSpec::Kind::empirical) {
-    d.mean = r.duration("mean_ns", Duration::us(70), Duration::ns(1), kMaxLatency, Duration::ns(1));
-    d.sigma = r.number("sigma", d.kind == DistSpec::Kind::lognormal ? 0.3 : 0.0, 0.0, 5.0);
-    r.reject_unknown({"comment", "per_extra_4k_ns"});
-    return d;
-  }
-  // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.
-  json points;
-  if (r.has("cdf")) {
-    points = r.at("cdf");
-  } else if (r.has("cdf_file")) {
-    std::string file = r.string("cdf_file", "");
-    if (!r.ok()) return d;
-    auto text = read_input_file(resolve(base_dir, file).string(), limits::kMaxInputFileBytes);
-    if (auto* why = std::get_if<FileError>(&text)) {
-      r.fail("cdf_file", why->message);
-      return d;
-    }
-    std::istringstream in(std::get<0>(text));
-    points = json::array();
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream ls(line);
-      double p = 0;
-      double t = 0;
-      char comma = 0;
-      if (!(ls >> p >> comma >> t) || comma != ',') {
-        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
-        return d;
-      }
-      if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
-        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
-        return d;
-      }
-      points.push_back(json::array({p, t}));
-    }
-  } else {
-    r.fail("", "an empirical distribution needs \"cdf\" or \"cdf_file\"");
-    return d;
-  }
-  r.string("cdf_file", "");
-  r.reject_unknown({"cdf", "comment", "per_extra_4k_ns"});
-  if (!r.ok()) return d;
-  if (!points.is_array() || points.empty()) {
-    err = InputError{path + "/cdf", "must be a non-empty array of [probability, ns]"};
-    return d;
-  }
-  double last_p = 0, last_t = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto& pt = points[i];
-    std::string pp = path + "/cdf/" + std::to_string(i);
-    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
-      err = InputError{pp, "must be [probability, ns]"};
-      return d;
-    }
-    double p = pt[0].get<double>(), t = pt[1].get<double>();
-    if (p <= last_p || p > 1.0) {
-      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
-      return d;
-    }
-    // Checked as doubles before the conversion to integer ns.
-    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
-      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
-                               " ns, got " + json_excerpt(pt[1])};
-      return d;
-    }
-    d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
-    last_p = p;
-    last_t = t;
-  }
-  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
-  return d;
-}
-
-ServiceSpec read_service(const json& j, const std::string& path, const std::string& base_dir,
-                         std::optional<InputError>& err) {
-  ServiceSpec s;
-  s.dist = read_dist(j, path, base_dir, err);
-  if (!err && j.contains("per_extra_4k_ns")) {
-    JsonReader r(j, path, err);
-    s.per_extra_4k = r.duration("per_extra_4k_ns", Duration::zero(), Duration::zero(), kMaxLatency, Duration::ns(1));
-  }
-  return s;
-}
-
-DeviceProfile read_device(const json& j, const std::string& path, const std::string& base_dir,
-                          std::optional<InputError>& err) {
-  DeviceProfile d;
-  JsonReader r(j, path, err);
-  d.name = r.string("name", "device");
-  d.max_io_queues = r.u32("max_io_queues", d.max_io_queues, 1, 65535);
-  d.max_queue_depth = r.u32("max_queue_depth", d.max_queue_depth, 2, 65536);
-  d.units = r.u32("units", d.units, 1, 1 << 20);
-  // 0 means no ceiling; below these minimums a run would model a stalled drive (and the
-  // device's picosecond arithmetic has no use for them).
-  d.iops_max = r.number("iops_max", d.iops_max, 0, 1e9);
-  if (r.ok() && d.iops_max > 0 && d.iops_max < kMinIops)
-    r.fail("iops_max", "must be 0 (no ceiling) or >= 1, got " + json_excerpt(r.at("iops_max")));
-  d.link_bytes_per_s = r.number("link_bytes_per_s", d.link_bytes_per_s, 0, 1e12);
-  if (r.ok() && d.link_bytes_per_s > 0 && d.link_bytes_per_s < kMinLinkBytesPerS)
-    r.fail("link_bytes_per_s", "must be 0 (no ceiling) or >= 1000000, got " + json_excerpt(r.at("link_bytes_per_s")));
-  d.sq_fetch = r.duration("sq_fetch_ns", d.sq_fetch, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.cqe_post = r.duration("cqe_post_ns", d.cqe_post, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.msix_delivery = r.duration("msix_delivery_ns", d.msix_delivery, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.admin_command = r.duration("admin_command_ns", d.admin_command, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.arbitration_burst = r.u32("arbitration_burst", d.arbitration_burst, 1, 65536);
-  d.msix_table_size = r.u32("msix_table_size", 0, 0, 2048);
-  d.coalescing_timer = r.choice("coalescing_timer", "per_vector", {"per_vector", "controller"}) == "controller"
-                           ? CoalescingTimer::controller
-                           : CoalescingTimer::per_vector;
-  d.coalescing_count_restart =
-      r.choice("coalescing_count_restart", "on_signal", {"on_signal", "on_cq_doorbell"}) == "on_cq_doorbell"
-          ? CoalescingRestart::on_cq_doorbell
-          : CoalescingRestart::on_signal;
-  if (!r.ok()) return d;
-  for (const char* op : {"read", "write"}) {
-    if (!r.has(op)) {
-      r.fail(op, "missing: the service-time distribution of " + std::string(op) + "s");
-      return d;
-    }
-    (std::string(op) == "read" ? d.read : d.write) = read_service(r.at(op), r.child(op), base_dir, err);
-    if (err) return d;
-  }
-  r.reject_unknown({"read", "write", "comment", "sources", "ranges", "file"});
-  return d;
-}
-
-// A choice among `names` (an enum's words, in its order) as that enum.
-template <class Enum, std::size_t N>
-Enum read_choice(JsonReader& r, const std::string& key, Enum def, const std::array<const char*, N>& names) {
-  std::string got = r.string(key, names[static_cast<std::size_t>(def)]);
-  for (std::size_t i = 0; i < N; ++i)
-    if (got == names[i]) return static_cast<Enum>(i);
-  if (r.ok()) {
-    std::string list;
-    for (const char* c : names) list += (list.empty() ? "" : ", ") + std::string(c);
-    r.fail(key, "must be one of " + list + ", got \"" + got + "\"");
-  }
-  return def;
-}
 
 // The interrupt-delivery and softirq mechanisms of a host profile; each absent = off.
 void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err) {
@@ -790,6 +638,10 @@ LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts) 
   auto doc = read_json_file(p, "", err);
   if (!doc) return *err;
   return finish_load(std::move(*doc), opts, base);
+}
+
+std::string resolve_scenario_file(const std::string& base_dir, const std::string& file) {
+  return resolve(base_dir, file).string();
 }
 
 std::string default_scenarios_dir() {
