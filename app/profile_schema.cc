@@ -1,0 +1,17 @@
+#include "app/profile_schema.h"
+
+#include "app/device_profile_fields.h"
+
+namespace nvmesim {
+
+nlohmann::ordered_json& device_profile_properties(nlohmann::ordered_json& schema) {
+  return schema["properties"]["drives"]["items"]["properties"]["profile"]["oneOf"][1]["properties"];
+}
+
+nlohmann::ordered_json with_generated_profile_entries(nlohmann::ordered_json schema) {
+  set_profile_properties(device_profile_properties(schema), std::span<const DeviceField>(kDeviceFields),
+                         kDeviceHandWritten);
+  return schema;
+}
+
+}  // namespace nvmesim
