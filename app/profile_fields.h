@@ -31,6 +31,7 @@ namespace nvmesim {
 inline constexpr Duration kMaxCost = Duration::ms(100);  // no single CPU cost is that long
 inline constexpr Duration kMaxLatency = Duration::s(10);
 inline constexpr double kMaxLatencyNs = static_cast<double>(kMaxLatency.count_ns());
+inline constexpr double kMaxCostNs = static_cast<double>(kMaxCost.count_ns());
 
 // When the resolved scenario carries a field: always, or only when it differs from the
 // profile type's default (fields added later, so results of profiles without them stay

@@ -1,6 +1,7 @@
 #include "app/profile_schema.h"
 
 #include "app/device_profile_fields.h"
+#include "app/host_profile_fields.h"
 
 namespace nvmesim {
 
@@ -8,9 +9,14 @@ nlohmann::ordered_json& device_profile_properties(nlohmann::ordered_json& schema
   return schema["properties"]["drives"]["items"]["properties"]["profile"]["oneOf"][1]["properties"];
 }
 
+nlohmann::ordered_json& host_profile_properties(nlohmann::ordered_json& schema) {
+  return schema["properties"]["host"]["oneOf"][1]["properties"];
+}
+
 nlohmann::ordered_json with_generated_profile_entries(nlohmann::ordered_json schema) {
   set_profile_properties(device_profile_properties(schema), std::span<const DeviceField>(kDeviceFields),
                          kDeviceHandWritten);
+  set_profile_properties(host_profile_properties(schema), std::span<const HostField>(kHostFields), kHostHandWritten);
   return schema;
 }
 

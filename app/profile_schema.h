@@ -41,6 +41,12 @@ nlohmann::ordered_json& device_profile_properties(nlohmann::ordered_json& schema
 inline constexpr std::initializer_list<const char*> kDeviceHandWritten = {"name", "comment", "sources", "ranges",
                                                                           "file", "read",    "write"};
 
+// The host profile's "properties" in a scenario schema, and its keys not in its table.
+nlohmann::ordered_json& host_profile_properties(nlohmann::ordered_json& schema);
+inline constexpr std::initializer_list<const char*> kHostHandWritten = {
+    "name", "comment", "sources", "ranges", "file", "cores", "libaio", "io_uring",
+    "platform", "softirq_limits", "irq_poll", "irq_effective_cpu", "completion_ipi"};
+
 // `schema` (scenarios/schema.json) with its generated entries as the shipped tables make them.
 nlohmann::ordered_json with_generated_profile_entries(nlohmann::ordered_json schema);
 

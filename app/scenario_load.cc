@@ -13,6 +13,7 @@
 #include "app/json_text.h"
 #include "app/memory_estimate.h"
 #include "app/device_profile_json.h"
+#include "app/host_profile_fields.h"
 #include "app/profile_ranges.h"
 #include "app/scenario_json.h"
 #include "policies/registry.h"
@@ -176,34 +177,7 @@ HostProfile read_host(const json& j, const std::string& path, std::optional<Inpu
   h.cores = r.u32("cores", h.cores, 1, 4096);
   read_engine(r, "libaio", h.libaio, err);
   read_engine(r, "io_uring", h.io_uring, err);
-  struct Field {
-    const char* key;
-    Duration HostProfile::*member;
-    int64_t min_ns = 0;
-  };
-  static constexpr Field kFields[] = {
-      {"doorbell_mmio_ns", &HostProfile::doorbell_mmio}, {"irq_entry_ns", &HostProfile::irq_entry},
-      {"irq_exit_ns", &HostProfile::irq_exit},           {"irq_per_cqe_ns", &HostProfile::irq_per_cqe},
-      {"poll_per_cqe_ns", &HostProfile::poll_per_cqe},   {"poll_empty_check_ns", &HostProfile::poll_empty_check},
-      {"wakeup_ns", &HostProfile::wakeup},               {"context_switch_ns", &HostProfile::context_switch},
-      {"wakeup_latency_ns", &HostProfile::wakeup_latency}, {"lazy_mask_ns", &HostProfile::lazy_mask},
-      {"irq_disable_ns", &HostProfile::irq_disable},     {"irq_enable_ns", &HostProfile::irq_enable},
-      {"intms_mmio_ns", &HostProfile::intms_mmio},       {"softirq_entry_ns", &HostProfile::softirq_entry},
-      {"hrtimer_arm_ns", &HostProfile::hrtimer_arm},     {"hrtimer_expiry_ns", &HostProfile::hrtimer_expiry},
-      {"timer_slack_min_ns", &HostProfile::timer_slack_min}, {"cond_resched_ns", &HostProfile::cond_resched},
-      {"fsleep_busy_max_ns", &HostProfile::fsleep_busy_max}, {"admin_submit_ns", &HostProfile::admin_submit},
-      {"irq_indirect_ns", &HostProfile::irq_indirect},   {"cqe_work_ns", &HostProfile::cqe_work},
-      {"cqe_cold_ns", &HostProfile::cqe_cold},           {"task_work_add_ns", &HostProfile::task_work_add},
-      {"switch_out_ns", &HostProfile::switch_out},       {"idle_entry_ns", &HostProfile::idle_entry},
-      {"idle_exit_ns", &HostProfile::idle_exit},         {"posted_demux_ns", &HostProfile::posted_demux},
-  };
-  for (const auto& f : kFields)
-    h.*f.member = r.duration(f.key, h.*f.member, Duration::ns(f.min_ns), kMaxCost, Duration::ns(1));
-
-  h.fsleep_slack_pct = r.u32("fsleep_slack_pct", h.fsleep_slack_pct, 0, 100);
-  h.timer_expiry = read_choice(r, "timer_expiry", h.timer_expiry, kTimerExpiryNames);
-  h.timer_slack = read_choice(r, "timer_slack", h.timer_slack, kTimerSlackNames);
-  h.cqe_cost = read_choice(r, "cqe_cost", h.cqe_cost, kCqeCostNames);
+  read_profile_fields(r, h, std::span<const HostField>(kHostFields));
   read_delivery(r, h, err);
   r.reject_unknown({"libaio", "io_uring", "comment", "sources", "ranges", "file", "platform", "softirq_limits", "irq_poll",
                     "completion_ipi"});
