@@ -1,7 +1,7 @@
 // The host profile's table (app/profile_fields.h): its flat scalar fields, in the order
 // the loader reads them (after "cores" and the engines; the first error wins, so the
-// order is behaviour). Not in the table yet: the name, cores, the engines (libaio,
-// io_uring) and the delivery mechanisms (platform, softirq_limits, irq_poll,
+// order is behaviour), and the table of each engine's costs (libaio, io_uring). Not in
+// a table yet: the name, cores and the delivery mechanisms (platform, softirq_limits, irq_poll,
 // completion_ipi, irq_effective_cpu), read in app/scenario_load.cc and written in
 // app/scenario_json.cc. posted_demux_ns is written back only when the host has a platform
 // (scenario_to_json removes it otherwise).
@@ -79,6 +79,22 @@ inline constexpr HostField kHostFields[] = {
      .doc = "where an IRQ thread's usleep_range ends: uniformly in its range (the default), at its start (RT tasks get no slack since Linux 6.3), or at its end"},
     {.key = "cqe_cost", .member = &HostProfile::cqe_cost, .choices = kCqeCostNames,
      .doc = "by_context: irq_per_cqe_ns in hard IRQ, poll_per_cqe_ns elsewhere (the default); same_code: cqe_work_ns in every context plus cqe_cold_ns once per drain that starts on cold caches"},
+};
+
+// The costs of one engine: the host profile's "libaio" and "io_uring" objects.
+using EngineField = ProfileField<EngineCosts, CompletionPosting>;
+
+inline constexpr EngineField kEngineFields[] = {
+    {.key = "syscall_ns", .member = &EngineCosts::syscall, .unit = "ns", .min = 0, .max = kMaxCostNs,
+     .doc = "one kernel entry and exit"},
+    {.key = "submit_per_io_ns", .member = &EngineCosts::submit_per_io, .unit = "ns", .min = 0, .max = kMaxCostNs,
+     .doc = "request setup + SQE write"},
+    {.key = "reap_per_io_ns", .member = &EngineCosts::reap_per_io, .unit = "ns", .min = 0, .max = kMaxCostNs,
+     .doc = "user-space completion handling"},
+    {.key = "post_per_io_ns", .member = &EngineCosts::post_per_io, .unit = "ns", .min = 0, .max = kMaxCostNs,
+     .doc = "posting to the aio/io_uring ring, by the completing context"},
+    {.key = "completion", .member = &EngineCosts::posting, .choices = kCompletionPostingNames,
+     .doc = "where completions are posted to the job's ring and when a blocked job is woken: by the completing context and at the job's minimum (libaio since Linux 6.8; the default), by the completing context every time (libaio before 6.8), in the task's context with a wake-up per completion batch (io_uring task_work without DEFER_TASKRUN), in the task's context with a wake-up at the minimum (io_uring with DEFER_TASKRUN)"},
 };
 
 }  // namespace nvmesim

@@ -60,11 +60,7 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
 void read_engine(JsonReader& r, const std::string& key, EngineCosts& e, std::optional<InputError>& err) {
   if (!r.has(key)) return;
   JsonReader er(r.at(key), r.child(key), err);
-  e.syscall = er.duration("syscall_ns", e.syscall, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.submit_per_io = er.duration("submit_per_io_ns", e.submit_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.reap_per_io = er.duration("reap_per_io_ns", e.reap_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.post_per_io = er.duration("post_per_io_ns", e.post_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.posting = read_choice(er, "completion", e.posting, kCompletionPostingNames);
+  read_profile_fields(er, e, std::span<const EngineField>(kEngineFields));
   er.reject_unknown();
 }
 

@@ -17,6 +17,9 @@ nlohmann::ordered_json with_generated_profile_entries(nlohmann::ordered_json sch
   set_profile_properties(device_profile_properties(schema), std::span<const DeviceField>(kDeviceFields),
                          kDeviceHandWritten);
   set_profile_properties(host_profile_properties(schema), std::span<const HostField>(kHostFields), kHostHandWritten);
+  for (const char* engine : {"libaio", "io_uring"})
+    set_profile_properties(host_profile_properties(schema)[engine]["properties"],
+                           std::span<const EngineField>(kEngineFields), {});
   return schema;
 }
 

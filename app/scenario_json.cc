@@ -10,11 +10,9 @@ using nlohmann::json;
 namespace {
 
 json engine_to_json(const EngineCosts& e) {
-  return {{"syscall_ns", e.syscall.count_ns()},
-          {"submit_per_io_ns", e.submit_per_io.count_ns()},
-          {"reap_per_io_ns", e.reap_per_io.count_ns()},
-          {"post_per_io_ns", e.post_per_io.count_ns()},
-          {"completion", choice_name(kCompletionPostingNames, e.posting)}};
+  json j = json::object();
+  write_profile_fields(j, e, std::span<const EngineField>(kEngineFields));
+  return j;
 }
 
 
