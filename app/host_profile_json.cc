@@ -17,37 +17,26 @@ void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err
   if (r.has("platform")) {
     JsonReader pr(r.at("platform"), r.child("platform"), err);
     PlatformSpec& p = h.platform;
-    p.sockets = pr.u32("sockets", 1, 1, 64);
-    p.drives_per_root_complex = pr.u32("drives_per_root_complex", 4, 1, 64);
-    p.remapping = read_choice(pr, "interrupt_remapping", InterruptRemapping::remappable, kInterruptRemappingNames);
-    p.drain = pr.duration("drain_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.message = pr.duration("message_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.post = pr.duration("post_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.socket_message = pr.duration("socket_message_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    p.remapping = InterruptRemapping::remappable;  // a platform named is on
+    read_profile_fields(pr, p, std::span<const PlatformField>(kPlatformFields));
     pr.reject_unknown();
     if (pr.ok() && !err && p.sockets > h.cores)
       pr.fail("sockets", "more sockets (" + std::to_string(p.sockets) + ") than cores (" + std::to_string(h.cores) + ")");
   }
   if (r.ok() && !err && r.has("softirq_limits")) {
     JsonReader sr(r.at("softirq_limits"), r.child("softirq_limits"), err);
-    h.softirq_limits.max_restart = sr.u32("max_restart", 0, 0, 1000000);
-    h.softirq_limits.max_time = sr.duration("max_time_ns", Duration::ms(2), Duration::ns(1), kMaxLatency, Duration::ns(1));
+    h.softirq_limits.max_time = Duration::ms(2);  // MAX_SOFTIRQ_TIME
+    read_profile_fields(sr, h.softirq_limits, std::span<const SoftirqLimitsField>(kSoftirqLimitsFields));
     sr.reject_unknown();
   }
   if (r.ok() && !err && r.has("irq_poll")) {
     JsonReader pr(r.at("irq_poll"), r.child("irq_poll"), err);
-    h.irq_poll.budget_per_cpu = pr.u32("budget_per_cpu", 0, 0, 1 << 20);
-    h.irq_poll.rearm_from_poll_end = pr.boolean("rearm_from_poll_end", false);
+    read_profile_fields(pr, h.irq_poll, std::span<const IrqPollField>(kIrqPollFields));
     pr.reject_unknown();
   }
   if (r.ok() && !err && r.has("completion_ipi")) {
     JsonReader cr(r.at("completion_ipi"), r.child("completion_ipi"), err);
-    h.completion_ipi.cores_per_llc = cr.u32("cores_per_llc", 0, 0, 4096);
-    h.completion_ipi.send = cr.duration("send_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    h.completion_ipi.latency = cr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    h.completion_ipi.remote_per_cqe =
-        cr.duration("remote_per_cqe_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
+    read_profile_fields(cr, h.completion_ipi, std::span<const CompletionIpiField>(kCompletionIpiFields));
     cr.reject_unknown();
   }
   if (r.ok() && !err)

@@ -6,7 +6,7 @@
 // scenarios/schema.json equal to it). A field added to a table appears in all of them.
 //
 // A row's kind follows from its member's type: uint32_t an integer count, double a real
-// number, Duration an integer count of `unit` ("ns" or "us"), an enum one of `choices`.
+// number, bool true or false, Duration an integer count of `unit` ("ns" or "us"), an enum one of `choices`.
 // The range is the one the loader accepts (what the model can run); the physical range a
 // measured profile's value is believed to lie in is the profile file's own "ranges"
 // (app/profile_ranges.h), per profile, not per field.
@@ -40,7 +40,7 @@ enum class WriteBack : uint8_t { always, unless_default };
 
 template <class P, class... Enums>
 struct ProfileField {
-  using Member = std::variant<uint32_t P::*, double P::*, Duration P::*, Enums P::*...>;
+  using Member = std::variant<uint32_t P::*, double P::*, Duration P::*, bool P::*, Enums P::*...>;
   const char* key = "";
   Member member;
   const char* unit = "";  // JSON unit: "ns"/"us" for a Duration, else documentation
@@ -101,6 +101,8 @@ void read_profile_fields(JsonReader& r, P& p, std::span<const ProfileField<P, En
             if (r.ok() && f.min_nonzero > 0 && v > 0 && v < f.min_nonzero)
               r.fail(f.key, "must be 0 (no ceiling) or >= " + number_text(f.min_nonzero) + ", got " +
                                 json_excerpt(r.at(f.key)));
+          } else if constexpr (std::is_same_v<T, bool>) {
+            v = r.boolean(f.key, v);
           } else if constexpr (std::is_same_v<T, Duration>) {
             const int64_t u = unit_ns(f.unit);
             v = r.duration(f.key, v, Duration::ns(static_cast<int64_t>(f.min) * u),
@@ -144,6 +146,8 @@ nlohmann::ordered_json profile_field_schema(const ProfileField<P, Enums...>& f) 
         if constexpr (std::is_enum_v<T>) {
           e["enum"] = nlohmann::ordered_json::array();
           for (const char* c : f.choices) e["enum"].push_back(c);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          e["type"] = "boolean";
         } else if constexpr (std::is_same_v<T, double>) {
           e["type"] = "number";
           if (f.min_nonzero > 0) {

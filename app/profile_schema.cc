@@ -20,6 +20,13 @@ nlohmann::ordered_json with_generated_profile_entries(nlohmann::ordered_json sch
   for (const char* engine : {"libaio", "io_uring"})
     set_profile_properties(host_profile_properties(schema)[engine]["properties"],
                            std::span<const EngineField>(kEngineFields), {});
+  nlohmann::ordered_json& host = host_profile_properties(schema);
+  set_profile_properties(host["platform"]["properties"], std::span<const PlatformField>(kPlatformFields), {});
+  set_profile_properties(host["softirq_limits"]["properties"],
+                         std::span<const SoftirqLimitsField>(kSoftirqLimitsFields), {});
+  set_profile_properties(host["irq_poll"]["properties"], std::span<const IrqPollField>(kIrqPollFields), {});
+  set_profile_properties(host["completion_ipi"]["properties"],
+                         std::span<const CompletionIpiField>(kCompletionIpiFields), {});
   return schema;
 }
 

@@ -38,29 +38,18 @@ json scenario_to_json(const Scenario& sc) {
   // The delivery mechanisms appear only when switched on, so results of profiles
   // without them stay as they were.
   if (h.platform.active()) {
-    const PlatformSpec& p = h.platform;
-    j["host"]["platform"] = {{"sockets", p.sockets},
-                             {"drives_per_root_complex", p.drives_per_root_complex},
-                             {"interrupt_remapping", choice_name(kInterruptRemappingNames, p.remapping)},
-                             {"drain_ns", p.drain.count_ns()},
-                             {"message_ns", p.message.count_ns()},
-                             {"post_ns", p.post.count_ns()},
-                             {"socket_message_ns", p.socket_message.count_ns()},
-                             {"latency_ns", p.latency.count_ns()}};
+    write_profile_fields(j["host"]["platform"], h.platform, std::span<const PlatformField>(kPlatformFields));
   } else {
     j["host"].erase("posted_demux_ns");  // the posted-MSI cost, with a platform only
   }
   if (h.softirq_limits.active())
-    j["host"]["softirq_limits"] = {{"max_restart", h.softirq_limits.max_restart},
-                                   {"max_time_ns", h.softirq_limits.max_time.count_ns()}};
+    write_profile_fields(j["host"]["softirq_limits"], h.softirq_limits,
+                         std::span<const SoftirqLimitsField>(kSoftirqLimitsFields));
   if (h.irq_poll.budget_per_cpu > 0 || h.irq_poll.rearm_from_poll_end)
-    j["host"]["irq_poll"] = {{"budget_per_cpu", h.irq_poll.budget_per_cpu},
-                             {"rearm_from_poll_end", h.irq_poll.rearm_from_poll_end}};
+    write_profile_fields(j["host"]["irq_poll"], h.irq_poll, std::span<const IrqPollField>(kIrqPollFields));
   if (h.completion_ipi.active())
-    j["host"]["completion_ipi"] = {{"cores_per_llc", h.completion_ipi.cores_per_llc},
-                                   {"send_ns", h.completion_ipi.send.count_ns()},
-                                   {"latency_ns", h.completion_ipi.latency.count_ns()},
-                                   {"remote_per_cqe_ns", h.completion_ipi.remote_per_cqe.count_ns()}};
+    write_profile_fields(j["host"]["completion_ipi"], h.completion_ipi,
+                         std::span<const CompletionIpiField>(kCompletionIpiFields));
   if (h.irq_effective_cpu == IrqEffectiveCpu::fewest_vectors) j["host"]["irq_effective_cpu"] = "fewest_vectors";
   json drives = json::array();
   const PlatformPlacement placement(sc);
