@@ -4,17 +4,16 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "app/checked_number.h"
+#include "app/device_profile_json.h"
 #include "app/fio_job.h"
+#include "app/host_profile_json.h"
 #include "app/input_file.h"
+#include "app/job_load.h"
 #include "app/json_reader.h"
 #include "app/json_text.h"
 #include "app/memory_estimate.h"
-#include "app/device_profile_json.h"
-#include "app/host_profile_json.h"
-#include "app/job_load.h"
 #include "app/profile_ranges.h"
 #include "app/scenario_json.h"
 #include "policies/registry.h"
