@@ -1,5 +1,7 @@
 #include "app/scenario_json.h"
 
+#include "app/device_profile_json.h"
+#include "app/host_profile_fields.h"
 #include "models/platform_placement.h"
 
 namespace nvmesim {
@@ -7,39 +9,17 @@ using nlohmann::json;
 
 namespace {
 
-json dist_to_json(const ServiceSpec& s) {
-  json j;
-  switch (s.dist.kind) {
-    case DistSpec::Kind::constant: j["dist"] = "constant"; break;
-    case DistSpec::Kind::exponential: j["dist"] = "exponential"; break;
-    case DistSpec::Kind::lognormal: j["dist"] = "lognormal"; break;
-    case DistSpec::Kind::empirical: j["dist"] = "empirical"; break;
-  }
-  if (s.dist.kind == DistSpec::Kind::empirical) {
-    json cdf = json::array();
-    for (const auto& [p, t] : s.dist.cdf) cdf.push_back(json::array({p, t.count_ns()}));
-    j["cdf"] = cdf;
-  } else {
-    j["mean_ns"] = s.dist.mean.count_ns();
-    j["sigma"] = s.dist.sigma;
-  }
-  j["per_extra_4k_ns"] = s.per_extra_4k.count_ns();
-  return j;
-}
-
 json engine_to_json(const EngineCosts& e) {
-  return {{"syscall_ns", e.syscall.count_ns()},
-          {"submit_per_io_ns", e.submit_per_io.count_ns()},
-          {"reap_per_io_ns", e.reap_per_io.count_ns()},
-          {"post_per_io_ns", e.post_per_io.count_ns()},
-          {"completion", choice_name(kCompletionPostingNames, e.posting)}};
+  json j = json::object();
+  write_profile_fields(j, e, std::span<const EngineField>(kEngineFields));
+  return j;
 }
 
 
 }  // namespace
 
-// Long on purpose (~115 lines): one line per scenario field, in the schema's order, so a
-// field added to the schema is added here beside its neighbours.
+// One line per scenario field, in the schema's order, so a field added to the schema is
+// added here beside its neighbours; the profiles' table fields come from their tables.
 json scenario_to_json(const Scenario& sc) {
   json j;
   j["name"] = sc.name;
@@ -53,93 +33,33 @@ json scenario_to_json(const Scenario& sc) {
   j["host"] = {{"name", h.name},
                {"cores", h.cores},
                {"libaio", engine_to_json(h.libaio)},
-               {"io_uring", engine_to_json(h.io_uring)},
-               {"doorbell_mmio_ns", h.doorbell_mmio.count_ns()},
-               {"irq_entry_ns", h.irq_entry.count_ns()},
-               {"irq_exit_ns", h.irq_exit.count_ns()},
-               {"irq_per_cqe_ns", h.irq_per_cqe.count_ns()},
-               {"poll_per_cqe_ns", h.poll_per_cqe.count_ns()},
-               {"poll_empty_check_ns", h.poll_empty_check.count_ns()},
-               {"wakeup_ns", h.wakeup.count_ns()},
-               {"context_switch_ns", h.context_switch.count_ns()},
-               {"wakeup_latency_ns", h.wakeup_latency.count_ns()},
-               {"lazy_mask_ns", h.lazy_mask.count_ns()},
-               {"irq_disable_ns", h.irq_disable.count_ns()},
-               {"irq_enable_ns", h.irq_enable.count_ns()},
-               {"intms_mmio_ns", h.intms_mmio.count_ns()},
-               {"softirq_entry_ns", h.softirq_entry.count_ns()},
-               {"hrtimer_arm_ns", h.hrtimer_arm.count_ns()},
-               {"hrtimer_expiry_ns", h.hrtimer_expiry.count_ns()},
-               {"timer_slack_min_ns", h.timer_slack_min.count_ns()},
-               {"cond_resched_ns", h.cond_resched.count_ns()},
-               {"fsleep_slack_pct", h.fsleep_slack_pct},
-               {"fsleep_busy_max_ns", h.fsleep_busy_max.count_ns()},
-               {"admin_submit_ns", h.admin_submit.count_ns()},
-               {"irq_indirect_ns", h.irq_indirect.count_ns()},
-               {"timer_expiry", choice_name(kTimerExpiryNames, h.timer_expiry)},
-               {"timer_slack", choice_name(kTimerSlackNames, h.timer_slack)},
-               {"cqe_cost", choice_name(kCqeCostNames, h.cqe_cost)},
-               {"cqe_work_ns", h.cqe_work.count_ns()},
-               {"cqe_cold_ns", h.cqe_cold.count_ns()},
-               {"task_work_add_ns", h.task_work_add.count_ns()},
-               {"switch_out_ns", h.switch_out.count_ns()},
-               {"idle_entry_ns", h.idle_entry.count_ns()},
-               {"idle_exit_ns", h.idle_exit.count_ns()}};
+               {"io_uring", engine_to_json(h.io_uring)}};
+  write_profile_fields(j["host"], h, std::span<const HostField>(kHostFields));
   // The delivery mechanisms appear only when switched on, so results of profiles
   // without them stay as they were.
   if (h.platform.active()) {
-    const PlatformSpec& p = h.platform;
-    j["host"]["platform"] = {{"sockets", p.sockets},
-                             {"drives_per_root_complex", p.drives_per_root_complex},
-                             {"interrupt_remapping", choice_name(kInterruptRemappingNames, p.remapping)},
-                             {"drain_ns", p.drain.count_ns()},
-                             {"message_ns", p.message.count_ns()},
-                             {"post_ns", p.post.count_ns()},
-                             {"socket_message_ns", p.socket_message.count_ns()},
-                             {"latency_ns", p.latency.count_ns()}};
-    j["host"]["posted_demux_ns"] = h.posted_demux.count_ns();
+    write_profile_fields(j["host"]["platform"], h.platform, std::span<const PlatformField>(kPlatformFields));
+  } else {
+    j["host"].erase("posted_demux_ns");  // the posted-MSI cost, with a platform only
   }
   if (h.softirq_limits.active())
-    j["host"]["softirq_limits"] = {{"max_restart", h.softirq_limits.max_restart},
-                                   {"max_time_ns", h.softirq_limits.max_time.count_ns()}};
+    write_profile_fields(j["host"]["softirq_limits"], h.softirq_limits,
+                         std::span<const SoftirqLimitsField>(kSoftirqLimitsFields));
   if (h.irq_poll.budget_per_cpu > 0 || h.irq_poll.rearm_from_poll_end)
-    j["host"]["irq_poll"] = {{"budget_per_cpu", h.irq_poll.budget_per_cpu},
-                             {"rearm_from_poll_end", h.irq_poll.rearm_from_poll_end}};
+    write_profile_fields(j["host"]["irq_poll"], h.irq_poll, std::span<const IrqPollField>(kIrqPollFields));
   if (h.completion_ipi.active())
-    j["host"]["completion_ipi"] = {{"cores_per_llc", h.completion_ipi.cores_per_llc},
-                                   {"send_ns", h.completion_ipi.send.count_ns()},
-                                   {"latency_ns", h.completion_ipi.latency.count_ns()},
-                                   {"remote_per_cqe_ns", h.completion_ipi.remote_per_cqe.count_ns()}};
+    write_profile_fields(j["host"]["completion_ipi"], h.completion_ipi,
+                         std::span<const CompletionIpiField>(kCompletionIpiFields));
   if (h.irq_effective_cpu == IrqEffectiveCpu::fewest_vectors) j["host"]["irq_effective_cpu"] = "fewest_vectors";
   json drives = json::array();
   const PlatformPlacement placement(sc);
   for (const auto& d : sc.drives) {
-    const DeviceProfile& p = d.profile;
-    drives.push_back({{"name", d.name},
-                      {"profile",
-                       {{"name", p.name},
-                        {"max_io_queues", p.max_io_queues},
-                        {"max_queue_depth", p.max_queue_depth},
-                        {"units", p.units},
-                        {"iops_max", p.iops_max},
-                        {"link_bytes_per_s", p.link_bytes_per_s},
-                        {"read", dist_to_json(p.read)},
-                        {"write", dist_to_json(p.write)},
-                        {"sq_fetch_ns", p.sq_fetch.count_ns()},
-                        {"cqe_post_ns", p.cqe_post.count_ns()},
-                        {"msix_delivery_ns", p.msix_delivery.count_ns()},
-                        {"admin_command_ns", p.admin_command.count_ns()},
-                        {"arbitration_burst", p.arbitration_burst}}}});
+    drives.push_back({{"name", d.name}, {"profile", device_to_json(d.profile)}});
     if (h.platform.active()) {  // where it sits, as placed (given or by the platform's default)
       const PlatformPlacement::Drive& at = placement.drive(static_cast<uint32_t>(drives.size() - 1));
       drives.back()["socket"] = at.socket;
       drives.back()["root_complex"] = at.root_complex;
     }
-    json& prof = drives.back()["profile"];
-    if (p.msix_table_size > 0) prof["msix_table_size"] = p.msix_table_size;
-    if (p.coalescing_timer == CoalescingTimer::controller) prof["coalescing_timer"] = "controller";
-    if (p.coalescing_count_restart == CoalescingRestart::on_cq_doorbell)
-      prof["coalescing_count_restart"] = "on_cq_doorbell";
   }
   j["drives"] = drives;
   json params = json::object();

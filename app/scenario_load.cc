@@ -4,11 +4,13 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "app/checked_number.h"
+#include "app/device_profile_json.h"
 #include "app/fio_job.h"
+#include "app/host_profile_json.h"
 #include "app/input_file.h"
+#include "app/job_load.h"
 #include "app/json_reader.h"
 #include "app/json_text.h"
 #include "app/memory_estimate.h"
@@ -26,12 +28,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr Duration kMaxCost = Duration::ms(100);   // no single CPU cost is that long
-constexpr Duration kMaxLatency = Duration::s(10);
-constexpr double kMinIops = 1;                // iops_max: one command a second
-constexpr double kMinLinkBytesPerS = 1e6;     // link_bytes_per_s: 1 MB/s
-constexpr double kMinRateIops = 1e-3;         // rate_iops: one I/O in 1000 s
-constexpr std::size_t kMaxCpuList = 65536;    // cpus_allowed entries (clone i takes the i-th)
 
 std::optional<json> read_json_file(const fs::path& p, const std::string& where, std::optional<InputError>& err) {
   auto text = read_input_file(p.string(), limits::kMaxInputFileBytes);
@@ -111,360 +107,6 @@ std::vector<std::string> split_path(const std::string& p) {
   return parts;
 }
 
-// ---- profiles --------------------------------------------------------------------------
-
-DistSpec read_dist(const json& j, const std::string& path, const std::string& base_dir,
-                   std::optional<InputError>& err) {
-  DistSpec d;
-  JsonReader r(j, path, err);
-  std::string kind = r.choice("dist", "lognormal", {"constant", "exponential", "lognormal", "empirical"});
-  d.kind = kind == "constant" ? DistSpec::Kind::constant
-         : kind == "exponential" ? DistSpec::Kind::exponential
-         : kind == "lognormal" ? DistSpec::Kind::lognormal : DistSpec::Kind::empirical;
-  if (d.kind != DistSpec::Kind::empirical) {
-    d.mean = r.duration("mean_ns", Duration::us(70), Duration::ns(1), kMaxLatency, Duration::ns(1));
-    d.sigma = r.number("sigma", d.kind == DistSpec::Kind::lognormal ? 0.3 : 0.0, 0.0, 5.0);
-    r.reject_unknown({"comment", "per_extra_4k_ns"});
-    return d;
-  }
-  // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.
-  json points;
-  if (r.has("cdf")) {
-    points = r.at("cdf");
-  } else if (r.has("cdf_file")) {
-    std::string file = r.string("cdf_file", "");
-    if (!r.ok()) return d;
-    auto text = read_input_file(resolve(base_dir, file).string(), limits::kMaxInputFileBytes);
-    if (auto* why = std::get_if<FileError>(&text)) {
-      r.fail("cdf_file", why->message);
-      return d;
-    }
-    std::istringstream in(std::get<0>(text));
-    points = json::array();
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream ls(line);
-      double p = 0;
-      double t = 0;
-      char comma = 0;
-      if (!(ls >> p >> comma >> t) || comma != ',') {
-        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
-        return d;
-      }
-      if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
-        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
-        return d;
-      }
-      points.push_back(json::array({p, t}));
-    }
-  } else {
-    r.fail("", "an empirical distribution needs \"cdf\" or \"cdf_file\"");
-    return d;
-  }
-  r.string("cdf_file", "");
-  r.reject_unknown({"cdf", "comment", "per_extra_4k_ns"});
-  if (!r.ok()) return d;
-  if (!points.is_array() || points.empty()) {
-    err = InputError{path + "/cdf", "must be a non-empty array of [probability, ns]"};
-    return d;
-  }
-  double last_p = 0, last_t = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto& pt = points[i];
-    std::string pp = path + "/cdf/" + std::to_string(i);
-    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
-      err = InputError{pp, "must be [probability, ns]"};
-      return d;
-    }
-    double p = pt[0].get<double>(), t = pt[1].get<double>();
-    if (p <= last_p || p > 1.0) {
-      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
-      return d;
-    }
-    // Checked as doubles before the conversion to integer ns.
-    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
-      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
-                               " ns, got " + json_excerpt(pt[1])};
-      return d;
-    }
-    d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
-    last_p = p;
-    last_t = t;
-  }
-  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
-  return d;
-}
-
-ServiceSpec read_service(const json& j, const std::string& path, const std::string& base_dir,
-                         std::optional<InputError>& err) {
-  ServiceSpec s;
-  s.dist = read_dist(j, path, base_dir, err);
-  if (!err && j.contains("per_extra_4k_ns")) {
-    JsonReader r(j, path, err);
-    s.per_extra_4k = r.duration("per_extra_4k_ns", Duration::zero(), Duration::zero(), kMaxLatency, Duration::ns(1));
-  }
-  return s;
-}
-
-DeviceProfile read_device(const json& j, const std::string& path, const std::string& base_dir,
-                          std::optional<InputError>& err) {
-  DeviceProfile d;
-  JsonReader r(j, path, err);
-  d.name = r.string("name", "device");
-  d.max_io_queues = r.u32("max_io_queues", d.max_io_queues, 1, 65535);
-  d.max_queue_depth = r.u32("max_queue_depth", d.max_queue_depth, 2, 65536);
-  d.units = r.u32("units", d.units, 1, 1 << 20);
-  // 0 means no ceiling; below these minimums a run would model a stalled drive (and the
-  // device's picosecond arithmetic has no use for them).
-  d.iops_max = r.number("iops_max", d.iops_max, 0, 1e9);
-  if (r.ok() && d.iops_max > 0 && d.iops_max < kMinIops)
-    r.fail("iops_max", "must be 0 (no ceiling) or >= 1, got " + json_excerpt(r.at("iops_max")));
-  d.link_bytes_per_s = r.number("link_bytes_per_s", d.link_bytes_per_s, 0, 1e12);
-  if (r.ok() && d.link_bytes_per_s > 0 && d.link_bytes_per_s < kMinLinkBytesPerS)
-    r.fail("link_bytes_per_s", "must be 0 (no ceiling) or >= 1000000, got " + json_excerpt(r.at("link_bytes_per_s")));
-  d.sq_fetch = r.duration("sq_fetch_ns", d.sq_fetch, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.cqe_post = r.duration("cqe_post_ns", d.cqe_post, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.msix_delivery = r.duration("msix_delivery_ns", d.msix_delivery, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.admin_command = r.duration("admin_command_ns", d.admin_command, Duration::zero(), kMaxLatency, Duration::ns(1));
-  d.arbitration_burst = r.u32("arbitration_burst", d.arbitration_burst, 1, 65536);
-  d.msix_table_size = r.u32("msix_table_size", 0, 0, 2048);
-  d.coalescing_timer = r.choice("coalescing_timer", "per_vector", {"per_vector", "controller"}) == "controller"
-                           ? CoalescingTimer::controller
-                           : CoalescingTimer::per_vector;
-  d.coalescing_count_restart =
-      r.choice("coalescing_count_restart", "on_signal", {"on_signal", "on_cq_doorbell"}) == "on_cq_doorbell"
-          ? CoalescingRestart::on_cq_doorbell
-          : CoalescingRestart::on_signal;
-  if (!r.ok()) return d;
-  for (const char* op : {"read", "write"}) {
-    if (!r.has(op)) {
-      r.fail(op, "missing: the service-time distribution of " + std::string(op) + "s");
-      return d;
-    }
-    (std::string(op) == "read" ? d.read : d.write) = read_service(r.at(op), r.child(op), base_dir, err);
-    if (err) return d;
-  }
-  r.reject_unknown({"read", "write", "comment", "sources", "ranges", "file"});
-  return d;
-}
-
-// A choice among `names` (an enum's words, in its order) as that enum.
-template <class Enum, std::size_t N>
-Enum read_choice(JsonReader& r, const std::string& key, Enum def, const std::array<const char*, N>& names) {
-  std::string got = r.string(key, names[static_cast<std::size_t>(def)]);
-  for (std::size_t i = 0; i < N; ++i)
-    if (got == names[i]) return static_cast<Enum>(i);
-  if (r.ok()) {
-    std::string list;
-    for (const char* c : names) list += (list.empty() ? "" : ", ") + std::string(c);
-    r.fail(key, "must be one of " + list + ", got \"" + got + "\"");
-  }
-  return def;
-}
-
-// The interrupt-delivery and softirq mechanisms of a host profile; each absent = off.
-void read_delivery(JsonReader& r, HostProfile& h, std::optional<InputError>& err) {
-  if (r.has("platform")) {
-    JsonReader pr(r.at("platform"), r.child("platform"), err);
-    PlatformSpec& p = h.platform;
-    p.sockets = pr.u32("sockets", 1, 1, 64);
-    p.drives_per_root_complex = pr.u32("drives_per_root_complex", 4, 1, 64);
-    p.remapping = read_choice(pr, "interrupt_remapping", InterruptRemapping::remappable, kInterruptRemappingNames);
-    p.drain = pr.duration("drain_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.message = pr.duration("message_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.post = pr.duration("post_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.socket_message = pr.duration("socket_message_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    p.latency = pr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    pr.reject_unknown();
-    if (pr.ok() && !err && p.sockets > h.cores)
-      pr.fail("sockets", "more sockets (" + std::to_string(p.sockets) + ") than cores (" + std::to_string(h.cores) + ")");
-  }
-  if (r.ok() && !err && r.has("softirq_limits")) {
-    JsonReader sr(r.at("softirq_limits"), r.child("softirq_limits"), err);
-    h.softirq_limits.max_restart = sr.u32("max_restart", 0, 0, 1000000);
-    h.softirq_limits.max_time = sr.duration("max_time_ns", Duration::ms(2), Duration::ns(1), kMaxLatency, Duration::ns(1));
-    sr.reject_unknown();
-  }
-  if (r.ok() && !err && r.has("irq_poll")) {
-    JsonReader pr(r.at("irq_poll"), r.child("irq_poll"), err);
-    h.irq_poll.budget_per_cpu = pr.u32("budget_per_cpu", 0, 0, 1 << 20);
-    h.irq_poll.rearm_from_poll_end = pr.boolean("rearm_from_poll_end", false);
-    pr.reject_unknown();
-  }
-  if (r.ok() && !err && r.has("completion_ipi")) {
-    JsonReader cr(r.at("completion_ipi"), r.child("completion_ipi"), err);
-    h.completion_ipi.cores_per_llc = cr.u32("cores_per_llc", 0, 0, 4096);
-    h.completion_ipi.send = cr.duration("send_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    h.completion_ipi.latency = cr.duration("latency_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    h.completion_ipi.remote_per_cqe =
-        cr.duration("remote_per_cqe_ns", Duration::zero(), Duration::zero(), kMaxCost, Duration::ns(1));
-    cr.reject_unknown();
-  }
-  if (r.ok() && !err)
-    h.irq_effective_cpu = r.choice("irq_effective_cpu", "first_in_mask", {"first_in_mask", "fewest_vectors"}) == "fewest_vectors"
-                              ? IrqEffectiveCpu::fewest_vectors
-                              : IrqEffectiveCpu::first_in_mask;
-}
-
-
-void read_engine(JsonReader& r, const std::string& key, EngineCosts& e, std::optional<InputError>& err) {
-  if (!r.has(key)) return;
-  JsonReader er(r.at(key), r.child(key), err);
-  e.syscall = er.duration("syscall_ns", e.syscall, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.submit_per_io = er.duration("submit_per_io_ns", e.submit_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.reap_per_io = er.duration("reap_per_io_ns", e.reap_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.post_per_io = er.duration("post_per_io_ns", e.post_per_io, Duration::zero(), kMaxCost, Duration::ns(1));
-  e.posting = read_choice(er, "completion", e.posting, kCompletionPostingNames);
-  er.reject_unknown();
-}
-
-HostProfile read_host(const json& j, const std::string& path, std::optional<InputError>& err) {
-  HostProfile h;
-  JsonReader r(j, path, err);
-  h.name = r.string("name", "host");
-  h.cores = r.u32("cores", h.cores, 1, 4096);
-  read_engine(r, "libaio", h.libaio, err);
-  read_engine(r, "io_uring", h.io_uring, err);
-  struct Field {
-    const char* key;
-    Duration HostProfile::*member;
-    int64_t min_ns = 0;
-  };
-  static constexpr Field kFields[] = {
-      {"doorbell_mmio_ns", &HostProfile::doorbell_mmio}, {"irq_entry_ns", &HostProfile::irq_entry},
-      {"irq_exit_ns", &HostProfile::irq_exit},           {"irq_per_cqe_ns", &HostProfile::irq_per_cqe},
-      {"poll_per_cqe_ns", &HostProfile::poll_per_cqe},   {"poll_empty_check_ns", &HostProfile::poll_empty_check},
-      {"wakeup_ns", &HostProfile::wakeup},               {"context_switch_ns", &HostProfile::context_switch},
-      {"wakeup_latency_ns", &HostProfile::wakeup_latency}, {"lazy_mask_ns", &HostProfile::lazy_mask},
-      {"irq_disable_ns", &HostProfile::irq_disable},     {"irq_enable_ns", &HostProfile::irq_enable},
-      {"intms_mmio_ns", &HostProfile::intms_mmio},       {"softirq_entry_ns", &HostProfile::softirq_entry},
-      {"hrtimer_arm_ns", &HostProfile::hrtimer_arm},     {"hrtimer_expiry_ns", &HostProfile::hrtimer_expiry},
-      {"timer_slack_min_ns", &HostProfile::timer_slack_min}, {"cond_resched_ns", &HostProfile::cond_resched},
-      {"fsleep_busy_max_ns", &HostProfile::fsleep_busy_max}, {"admin_submit_ns", &HostProfile::admin_submit},
-      {"irq_indirect_ns", &HostProfile::irq_indirect},   {"cqe_work_ns", &HostProfile::cqe_work},
-      {"cqe_cold_ns", &HostProfile::cqe_cold},           {"task_work_add_ns", &HostProfile::task_work_add},
-      {"switch_out_ns", &HostProfile::switch_out},       {"idle_entry_ns", &HostProfile::idle_entry},
-      {"idle_exit_ns", &HostProfile::idle_exit},         {"posted_demux_ns", &HostProfile::posted_demux},
-  };
-  for (const auto& f : kFields)
-    h.*f.member = r.duration(f.key, h.*f.member, Duration::ns(f.min_ns), kMaxCost, Duration::ns(1));
-
-  h.fsleep_slack_pct = r.u32("fsleep_slack_pct", h.fsleep_slack_pct, 0, 100);
-  h.timer_expiry = read_choice(r, "timer_expiry", h.timer_expiry, kTimerExpiryNames);
-  h.timer_slack = read_choice(r, "timer_slack", h.timer_slack, kTimerSlackNames);
-  h.cqe_cost = read_choice(r, "cqe_cost", h.cqe_cost, kCqeCostNames);
-  read_delivery(r, h, err);
-  r.reject_unknown({"libaio", "io_uring", "comment", "sources", "ranges", "file", "platform", "softirq_limits", "irq_poll",
-                    "completion_ipi"});
-  return h;
-}
-
-std::optional<std::vector<uint32_t>> parse_cpu_list(const std::string& s) {
-  std::vector<uint32_t> out;
-  std::stringstream ss(s);
-  std::string part;
-  // Each number range-checked before conversion ("4294967296" must not become CPU 0).
-  auto cpu = [](const std::string& t) { return in_range(parse_integral(t), 0, UINT32_MAX); };
-  while (std::getline(ss, part, ',')) {
-    auto dash = part.find('-');
-    if (dash == std::string::npos) {
-      auto c = cpu(part);
-      if (!c) return std::nullopt;
-      out.push_back(static_cast<uint32_t>(*c));
-    } else {
-      auto a = cpu(part.substr(0, dash)), b = cpu(part.substr(dash + 1));
-      if (!a || !b || *b < *a || *b - *a > 65536) return std::nullopt;
-      for (int64_t c = *a; c <= *b; ++c) out.push_back(static_cast<uint32_t>(c));
-    }
-    if (out.size() > kMaxCpuList) return std::nullopt;  // "0-65535,0-65535,..." would not end
-  }
-  if (out.empty()) return std::nullopt;
-  return out;
-}
-
-JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std::optional<InputError>& err) {
-  JobSpec js;
-  JsonReader r(j, path, err);
-  js.name = r.string("name", "job");
-  js.ioengine = r.choice("ioengine", "io_uring", {"io_uring", "libaio"}) == "libaio" ? IoEngine::libaio : IoEngine::io_uring;
-  js.hipri = r.boolean("hipri", false);
-  std::string rw = r.choice("rw", "randread", {"randread", "randwrite", "read", "write", "randrw", "rw", "readwrite"});
-  js.rw = rw == "randread" ? RwMode::randread : rw == "randwrite" ? RwMode::randwrite
-        : rw == "read" ? RwMode::read : rw == "write" ? RwMode::write
-        : rw == "randrw" ? RwMode::randrw : RwMode::rw;
-  js.rwmixread = r.u32("rwmixread", 50, 0, 100);
-  js.bs = r.size_bytes("bs", 4096, 512, 128u << 20);
-  if (r.ok() && js.bs % 512 != 0) r.fail("bs", "must be a multiple of 512, got " + std::to_string(js.bs));
-  js.iodepth = r.u32("iodepth", 1, 1, 65535);
-  js.iodepth_batch_submit = r.u32("iodepth_batch_submit", 1, 1, 65535);
-  js.iodepth_batch_complete_min = r.u32("iodepth_batch_complete_min", 1, 0, 65535);
-  js.iodepth_batch_complete_max = r.u32("iodepth_batch_complete_max", 0, 0, 65535);
-  js.numjobs = r.u32("numjobs", 1, 1, 4096);
-  js.rate_iops = r.number("rate_iops", 0, 0, 1e9);
-  if (r.ok() && js.rate_iops > 0 && js.rate_iops < kMinRateIops)
-    r.fail("rate_iops", "must be 0 (closed loop) or >= 0.001, got " + json_excerpt(r.at("rate_iops")));
-  js.rate_process = r.choice("rate_process", "linear", {"linear", "poisson"}) == "poisson" ? RateProcess::poisson : RateProcess::linear;
-  if (r.has("completion")) js.completion = read_choice(r, "completion", CompletionPosting{}, kCompletionPostingNames);
-  js.submit_and_wait = r.boolean("submit_and_wait", false);
-  if (r.ok() && js.submit_and_wait && js.ioengine != IoEngine::io_uring)
-    r.fail("submit_and_wait", "only io_uring submits and waits in one call (io_uring_enter); libaio's io_submit and io_getevents are two, so a libaio job leaves it out or sets it to false");
-  if (!r.ok()) return js;
-  if (js.iodepth_batch_submit > js.iodepth)
-    r.fail("iodepth_batch_submit", "must be <= iodepth (" + std::to_string(js.iodepth) + "), got " + std::to_string(js.iodepth_batch_submit));
-  else if (js.iodepth_batch_complete_min > js.iodepth)
-    r.fail("iodepth_batch_complete_min", "must be <= iodepth (" + std::to_string(js.iodepth) + "), got " + std::to_string(js.iodepth_batch_complete_min));
-  else if (js.iodepth_batch_complete_max && js.iodepth_batch_complete_max < js.iodepth_batch_complete_min)
-    r.fail("iodepth_batch_complete_max", "must be >= iodepth_batch_complete_min (" + std::to_string(js.iodepth_batch_complete_min) + ")");
-  if (r.has("cpus_allowed")) {
-    const json& c = r.at("cpus_allowed");
-    std::optional<std::vector<uint32_t>> cpus;
-    if (c.is_string()) cpus = parse_cpu_list(c.get<std::string>());
-    else if (c.is_array()) {
-      // Each one range-checked before conversion: 4294967296 must not become CPU 0.
-      cpus.emplace();
-      for (const json& x : c) {
-        auto cpu = in_range(json_integral(x), 0, UINT32_MAX);
-        if (!cpu || cpus->size() >= kMaxCpuList) {
-          cpus.reset();
-          break;
-        }
-        cpus->push_back(static_cast<uint32_t>(*cpu));
-      }
-    }
-    if (!cpus || cpus->empty()) r.fail("cpus_allowed", "must be a CPU list like \"0-3,8\" or [0, 1], got " + json_excerpt(c));
-    else {
-      for (uint32_t cpu : *cpus)
-        if (cpu >= sc.host.cores) {
-          r.fail("cpus_allowed", "CPU " + std::to_string(cpu) + " does not exist: the host has " + std::to_string(sc.host.cores) + " cores");
-          break;
-        }
-      js.cpus_allowed = *cpus;
-    }
-  }
-  if (r.has("drives")) {
-    const json& d = r.at("drives");
-    if (!d.is_array() || d.empty()) r.fail("drives", "must be a non-empty array of drive indexes or names");
-    else {
-      for (std::size_t i = 0; i < d.size() && r.ok(); ++i) {
-        std::optional<uint32_t> idx;
-        if (auto k = in_range(json_integral(d[i]), 0, static_cast<int64_t>(sc.drives.size()) - 1)) idx = static_cast<uint32_t>(*k);
-        if (d[i].is_string())
-          for (uint32_t k = 0; k < sc.drives.size(); ++k)
-            if (sc.drives[k].name == d[i].get<std::string>()) idx = k;
-        if (!idx) err = InputError{path + "/drives/" + std::to_string(i), "no such drive: " + json_excerpt(d[i])};
-        else js.drives.push_back(*idx);
-      }
-    }
-  } else {
-    for (uint32_t k = 0; k < sc.drives.size(); ++k) js.drives.push_back(k);
-  }
-  r.reject_unknown({"cpus_allowed", "drives", "comment"});
-  return js;
-}
-
 // ---- the scenario ----------------------------------------------------------------------
 
 // The drives: each one's name and device profile, names unique.
@@ -534,21 +176,6 @@ std::optional<InputError> read_policy(const json& p, Scenario& sc, std::optional
   return std::nullopt;
 }
 
-// The job sections; each needs the host and the drives read before it.
-std::optional<InputError> read_jobs(JsonReader& r, Scenario& sc, std::optional<InputError>& err) {
-  if (!r.has("jobs") || !r.at("jobs").is_array() || r.at("jobs").empty())
-    return InputError{"/jobs", "must be a non-empty array of jobs"};
-  if (r.at("jobs").size() > limits::kMaxJobs)
-    return InputError{"/jobs", "at most " + std::to_string(limits::kMaxJobs) + " jobs, got " + std::to_string(r.at("jobs").size())};
-  const json& jobs = r.at("jobs");
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    JobSpec js = read_job(jobs[i], "/jobs/" + std::to_string(i), sc, err);
-    if (err) return err;
-    sc.jobs.push_back(std::move(js));
-  }
-  return std::nullopt;
-}
-
 // Metadata for `nvmesim report`, checked and not kept: the published figures this
 // scenario reproduces.
 std::optional<InputError> check_published(const json& published, std::optional<InputError>& err) {
@@ -574,19 +201,6 @@ std::optional<InputError> check_published(const json& published, std::optional<I
   return err;
 }
 
-// Cross-checks that need the whole scenario: a polling policy's jobs poll with io_uring.
-std::optional<InputError> check_jobs_fit_policy(const Scenario& sc) {
-  const policy::PolicyInfo* info = policy::find_policy(sc.policy.name);
-  for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
-    const JobSpec& js = sc.jobs[i];
-    std::string jp = "/jobs/" + std::to_string(i);
-    if (info->app_polls && js.ioengine != IoEngine::io_uring)
-      return InputError{jp + "/ioengine", "policy \"" + sc.policy.name + "\" polls queues, which needs io_uring (hipri); got libaio"};
-    if (js.hipri && !info->app_polls)
-      return InputError{jp + "/hipri", "hipri needs polled queues: use policy \"poll\""};
-  }
-  return std::nullopt;
-}
 
 // An adaptive policy measured before its first decision is measured as its starting mode
 // (policy C decides at the end of its first 50 ms cycle, where the default scenario's run
@@ -650,28 +264,6 @@ std::optional<InputError> apply_fio_reference(json& doc, const std::string& base
   return std::nullopt;
 }
 
-// A job deeper than the queues it submits to: the queue holds depth - 1 commands (one
-// entry stays empty so that full and empty differ), so the job runs with that many in
-// flight, not its iodepth -- legal, as on Linux, but rarely what was meant. An iodepth
-// equal to the queue's size (QD1024 on 1024 entries, as the published runs) is the usual
-// setup and one short: not worth a warning.
-void warn_jobs_deeper_than_queues(const Scenario& sc, std::vector<std::string>& warnings) {
-  for (std::size_t j = 0; j < sc.jobs.size(); ++j) {
-    const JobSpec& js = sc.jobs[j];
-    for (uint32_t d : js.drives) {
-      if (d >= sc.drives.size()) continue;
-      const uint32_t depth = std::min(sc.queue_depth, sc.drives[d].profile.max_queue_depth);
-      const uint32_t room = depth > 0 ? depth - 1 : 0;
-      if (js.iodepth <= depth) continue;
-      warnings.push_back("/jobs/" + std::to_string(j) + "/iodepth: " + std::to_string(js.iodepth) +
-                         " is more than a queue of drive " + sc.drives[d].name + " holds (" + std::to_string(room) +
-                         " commands: queue_depth " + std::to_string(sc.queue_depth) + ", the drive's max_queue_depth " +
-                         std::to_string(sc.drives[d].profile.max_queue_depth) + ", less one): the job keeps at most " +
-                         std::to_string(room) + " in flight there, " + std::to_string(js.iodepth - room) + " fewer");
-      break;  // one warning per job
-    }
-  }
-}
 
 LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir) {
   std::optional<InputError> err;
@@ -790,6 +382,10 @@ LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts) 
   auto doc = read_json_file(p, "", err);
   if (!doc) return *err;
   return finish_load(std::move(*doc), opts, base);
+}
+
+std::string resolve_scenario_file(const std::string& base_dir, const std::string& file) {
+  return resolve(base_dir, file).string();
 }
 
 std::string default_scenarios_dir() {

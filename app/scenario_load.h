@@ -49,6 +49,9 @@ std::optional<InputError> inline_profile_files(nlohmann::json& doc, const std::s
 std::optional<InputError> apply_override(nlohmann::json& doc, const std::string& assignment);
 // The JSON Schema of scenario files (scenarios/schema.json, compiled in).
 const nlohmann::json& scenario_schema();
+// A file a scenario names (a profile, a CDF, a fio job file): absolute, or relative to
+// `base_dir` if it is there, else to the shipped scenarios directory.
+std::string resolve_scenario_file(const std::string& base_dir, const std::string& file);
 // Directory holding the shipped scenarios and profiles.
 std::string default_scenarios_dir();
 

@@ -234,6 +234,8 @@ struct HostProfile {
 };
 
 // The profile's word for each choice, in enum order (loader, resolved scenario, schema).
+inline constexpr std::array<const char*, 2> kCoalescingTimerNames = {"per_vector", "controller"};
+inline constexpr std::array<const char*, 2> kCoalescingRestartNames = {"on_signal", "on_cq_doorbell"};
 inline constexpr std::array<const char*, 3> kInterruptRemappingNames = {"off", "remappable", "posted"};
 inline constexpr std::array<const char*, 4> kCompletionPostingNames = {
     "in_completer_wake_at_min", "in_completer_wake_each", "in_task_wake_each", "in_task_wake_at_min"};
