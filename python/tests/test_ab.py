@@ -14,6 +14,7 @@ import pytest
 import nvmesim
 from nvmesim import ab as ab_function
 from nvmesim.ab import Limits, MatrixError, load_matrix, store as store_module, verdict
+from policy_a_slice import policy_a_slice
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "scenarios" / "matrices" / "policy_a_eval.json"
@@ -119,21 +120,7 @@ def test_shipped_matrix_has_the_evaluation_shape():
 def _tiny(tmp_path, **changes):
     """A small matrix: one drive, io_uring, 4K randread at QD 4 and 64 and 128K read at
     QD 8, five seeds (the fewest with which the permutation test can reach p < 0.01)."""
-    doc = json.loads(SHIPPED.read_text())
-    doc["seeds"] = 5
-    doc["duration_us"] = 2000
-    doc["warmup_us"] = 500
-    doc["axes"] = [{"name": "drives", "drive_count": [1]},
-                   {"name": "ioengine", "path": "/jobs/*/ioengine", "values": ["io_uring"]}]
-    doc["blocks"] = [
-        {"name": "4K random", "axes": [
-            {"name": "workload", "values": [
-                {"label": "4K randread", "set": {"/jobs/*/rw": "randread", "/jobs/*/bs": "4k"}}]},
-            {"name": "iodepth", "path": "/jobs/*/iodepth", "values": [4, 64]}]},
-        {"name": "128K sequential", "axes": [
-            {"name": "workload", "values": [
-                {"label": "128K read", "set": {"/jobs/*/rw": "read", "/jobs/*/bs": "128k"}}]},
-            {"name": "iodepth", "path": "/jobs/*/iodepth", "values": [8]}]}]
+    doc = policy_a_slice([4, 64], [8], seeds=5, duration_us=2000, warmup_us=500)
     doc.update(changes)
     # profile paths of the inline base are relative to the matrix file's directory
     path = tmp_path / "matrices" / "tiny.json"

@@ -23,6 +23,7 @@ import pytest
 import nvmesim
 from nvmesim import _browser
 from nvmesim.compare import compare
+from policy_a_slice import policy_a_slice
 
 REPO = Path(__file__).resolve().parents[2]
 WIDTH = 1280
@@ -61,19 +62,7 @@ def compare_report(tmp_path_factory):
 def _matrix(directory):
     """Six cases of the shipped policy A matrix: one drive, 4K randread at QD 1, 4, 64,
     1024 and 128K read at QD 4, 32; three seeds, 1 ms windows."""
-    doc = json.loads((REPO / "scenarios" / "matrices" / "policy_a_eval.json").read_text())
-    doc.update(seeds=3, duration_us=1000, warmup_us=300)
-    doc["axes"] = [{"name": "drives", "drive_count": [1]},
-                   {"name": "ioengine", "path": "/jobs/*/ioengine", "values": ["io_uring"]}]
-    doc["blocks"] = [
-        {"name": "4K random", "axes": [
-            {"name": "workload", "values": [
-                {"label": "4K randread", "set": {"/jobs/*/rw": "randread", "/jobs/*/bs": "4k"}}]},
-            {"name": "iodepth", "path": "/jobs/*/iodepth", "values": [1, 4, 64, 1024]}]},
-        {"name": "128K sequential", "axes": [
-            {"name": "workload", "values": [
-                {"label": "128K read", "set": {"/jobs/*/rw": "read", "/jobs/*/bs": "128k"}}]},
-            {"name": "iodepth", "path": "/jobs/*/iodepth", "values": [4, 32]}]}]
+    doc = policy_a_slice([1, 4, 64, 1024], [4, 32], seeds=3, duration_us=1000, warmup_us=300)
     (directory / "matrices").mkdir()
     (directory / "profiles").symlink_to(REPO / "scenarios" / "profiles")
     path = directory / "matrices" / "six.json"
