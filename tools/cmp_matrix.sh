@@ -2,7 +2,7 @@
 # Runs a fixed matrix of scenarios, policies, traces and replays with one nvmesim binary and
 # writes every output to a folder, so that a refactor or a speed change can be shown to leave
 # results byte-identical: run it with the binary before and after, then `diff -r` the folders.
-# Short windows keep it to about a minute on two cores.
+# Short windows keep it to a few seconds.
 #   usage: tools/cmp_matrix.sh NVMESIM_BINARY OUTDIR
 #   e.g.   tools/cmp_matrix.sh build/app/nvmesim /tmp/cmp/after && diff -r /tmp/cmp/before /tmp/cmp/after
 set -euo pipefail
@@ -10,13 +10,16 @@ if [ $# -ne 2 ]; then
   echo "usage: $0 NVMESIM_BINARY OUTDIR" >&2
   exit 2
 fi
-bin=$1 out=$2
+bin=$(realpath "$1") out=$2
 scenarios="$(cd "$(dirname "$0")/../scenarios" && pwd)"
 mkdir -p "$out"
+# Outputs and traces are named relative to OUTDIR (the replay's results name its trace's
+# path), so that two folders compare equal.
+cd "$out"
 run() {  # output-name args...
   local name=$1
   shift
-  "$bin" run "$@" -o "$out/$name.json" -q || { echo "FAILED: $name" >&2; exit 1; }
+  "$bin" run "$@" -o "$name.json" -q || { echo "FAILED: $name" >&2; exit 1; }
 }
 for p in irq watermark rate poll coalesce threaded coalesce_adaptive; do
   run "default_$p" "$scenarios/default.json" --set policy.name=$p --duration-us 3000 \
@@ -33,10 +36,10 @@ for fp in posted_msi_posted_4_drives:irq posted_msi_remappable_8_drives:irq \
 done
 # Threads must not change results; traces and a replay of a command trace must not either.
 run traced "$scenarios/default.json" --duration-us 2000 --warmup-us 500 \
-  --trace "$out/trace.csv" --threads 2
+  --trace trace.csv --threads 2
 run default_long "$scenarios/default.json" --duration-us 20000 --warmup-us 2000
 run b15_long "$scenarios/published/b_fifteen_drives_qd128.json" --duration-us 5000 \
   --warmup-us 20000
-run ct "$scenarios/default.json" --duration-us 2000 --warmup-us 0 --command-trace "$out/ct.csv"
-run replay "$scenarios/default.json" --duration-us 2000 --warmup-us 0 --replay "$out/ct.csv"
-echo "wrote $(ls "$out" | wc -l) files to $out"
+run ct "$scenarios/default.json" --duration-us 2000 --warmup-us 0 --command-trace ct.csv
+run replay "$scenarios/default.json" --duration-us 2000 --warmup-us 0 --replay ct.csv
+echo "wrote $(ls | wc -l) files to $out"
