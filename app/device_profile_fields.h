@@ -18,6 +18,10 @@ inline constexpr DeviceField kDeviceFields[] = {
     {.key = "max_queue_depth", .member = &DeviceProfile::max_queue_depth, .min = 2, .max = 65536,
      .doc = "entries per queue the controller allows (MQES + 1)"},
     {.key = "units", .member = &DeviceProfile::units, .min = 1, .max = 1 << 20, .doc = "parallel internal units"},
+    {.key = "media_read_ns", .member = &DeviceProfile::media_read, .unit = "ns", .min = 0, .max = kMaxLatencyNs,
+     .write = WriteBack::unless_default,
+     .doc = "0: the units are a pool; else each read waits for the unit (flash target) its address maps to "
+            "and holds it this long at most (the NAND read time and its page transfer)"},
     // 0 means no ceiling; below the minimums a run would model a stalled drive (and the
     // device's picosecond arithmetic has no use for them).
     {.key = "iops_max", .member = &DeviceProfile::iops_max, .unit = "commands/s", .min = 0, .max = 1e9,

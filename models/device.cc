@@ -11,6 +11,7 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       doorbell_seen_(eq.bind(&Device::on_doorbell_seen, this)),
       front_end_(eq.bind(&Device::on_front_end, this)),
       unit_done_(eq.bind(&Device::on_unit_done, this)),
+      target_done_(eq.bind(&Device::on_target_done, this)),
       cqe_post_(eq.bind(&Device::on_cqe_post, this)),
       port_turn_(eq.bind(&Device::on_port_turn, this)),
       profile_(profile),
@@ -21,8 +22,10 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       read_time_(profile.read),
       write_time_(profile.write),
       vectors_(eq, profile, this, &Device::emit),
-      link_(profile.link_bytes_per_s) {
+      link_(profile.link_bytes_per_s),
+      target_rng_(seed, sim::stream_key("flash_target", index)) {
   fe_gap_ps_ = profile.iops_max > 0 ? ps::clamp(1e12 / profile.iops_max) : 0;
+  if (profile.media_read > Duration::zero()) target_free_.assign(profile.units, Time{});
 }
 
 uint32_t Device::add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled) {
@@ -129,6 +132,10 @@ void Device::front_end_turn() {
 // Commands reach the units in front-end order, so reserving a unit for a command that
 // is ready a little later is the same as a FIFO in front of the units.
 void Device::start_unit(DeviceCommand c, Time ready) {
+  if (!target_free_.empty()) {
+    start_on_target(c, ready);
+    return;
+  }
   if (units_busy_ >= profile_.units) {
     unit_wait_.emplace_back(c.pack(), ready);
     return;
@@ -152,6 +159,26 @@ void Device::on_unit_done(void* self, uint64_t arg) {
     d->start_unit(DeviceCommand::unpack(next), start);
   }
   d->finish_unit(c);
+}
+
+// A read waits for its flash target in the order reads reach it (front-end order, as for
+// the pool), so its start is known now: one event, at its end, and no waiting list.
+void Device::start_on_target(DeviceCommand c, Time ready) {
+  const Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
+  Time start = ready;
+  if (!c.write) {
+    Time& free = target_free_[target_rng_.below(target_free_.size())];
+    start = max(ready, free);
+    free = start + (s < profile_.media_read ? s : profile_.media_read);
+    stats_.unit_busy += Duration::ns(window_.in_ns(start.ns(), free.ns()));
+    stats_.queue_wait += start - ready;
+  }
+  ++stats_.waits;
+  eq_->schedule(start + s, target_done_, c.pack());
+}
+
+void Device::on_target_done(void* self, uint64_t arg) {
+  static_cast<Device*>(self)->finish_unit(DeviceCommand::unpack(arg));
 }
 
 // A command's unit is done: its read data go to the host, then its CQE is posted.

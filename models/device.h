@@ -175,12 +175,14 @@ class Device {
   // One arbitration turn of the front end (it is free now).
   void front_end_turn();
   static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
+  static void on_target_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
   static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
   static void on_admin_done(void* self, uint64_t arg);
 
   void kick_front_end();
   void write_cqe(SqState& q, uint32_t cid);
   void start_unit(DeviceCommand c, Time at);
+  void start_on_target(DeviceCommand c, Time ready);  // profile.media_read > 0
   void schedule_post(uint32_t cid, uint32_t qid, Time post);
   void replay_post(uint32_t cid, Time fetched);
   static void on_replayed_known(void* self, uint64_t cid);
@@ -227,7 +229,7 @@ class Device {
 
   sim::EventQueue* eq_;
   // The per-command handlers, bound once (sim::EventQueue::bind).
-  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, cqe_post_, port_turn_;
+  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, target_done_, cqe_post_, port_turn_;
   DeviceProfile profile_;
   uint32_t index_;
   sim::Rng rng_;
@@ -247,6 +249,10 @@ class Device {
   PcieLink link_;
   uint32_t units_busy_ = 0;
   RingFifo<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
+  // With media_read: when each flash target is free, and the stream that picks a read's
+  // target (its own, so that the service times drawn stay those of the pool).
+  std::vector<Time> target_free_;
+  sim::Rng target_rng_;
   std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
   // The port's messages in PCIe order: one at its root complex at a time (presented, then
   // sent), the later ones behind it, and the CQEs written behind messages not yet sent.

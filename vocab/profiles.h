@@ -43,6 +43,13 @@ struct DeviceProfile {
   uint32_t max_io_queues = 128;     // I/O queue pairs the controller offers
   uint32_t max_queue_depth = 1024;  // MQES + 1
   uint32_t units = 256;             // parallel internal units (dies/planes/channels)
+  // 0: the units are a pool, any free one serves the next command (the model as it was).
+  // Else the units are flash targets (a die's planes that read on their own): a read
+  // waits for the one its address maps to (uniformly random for random reads, as the FTL
+  // stripes pages over them) and holds it for min(service time, media_read); the rest of
+  // its service time is the controller's pipeline (ECC, DMA), which no other read waits
+  // for. Writes hold no target: they are acknowledged from the write buffer.
+  Duration media_read = Duration::zero();
   double iops_max = 3.2e6;          // controller command-processing ceiling
   double link_bytes_per_s = 14.5e9; // PCIe data ceiling per direction
   ServiceSpec read;

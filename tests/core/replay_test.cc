@@ -298,7 +298,12 @@ TEST(Replay, WithoutServiceTheDeviceModelServes) {
   Replayed r = replay(ls, trace);
   EXPECT_EQ(r.summary["service_from_trace"], false);
   EXPECT_GT(r.summary["inflight"].get<std::size_t>(), 0u);
-  EXPECT_EQ(r.summary["matched"].get<std::size_t>() + r.summary["inflight"].get<std::size_t>(), trace.commands.size());
+  // The model's own service times: a command it serves later than the recording did may
+  // still be in flight when the replay ends (unmatched), but only near the end.
+  EXPECT_LE(r.summary["unmatched"].get<std::size_t>(), trace.commands.size() / 1000);
+  EXPECT_EQ(r.summary["matched"].get<std::size_t>() + r.summary["inflight"].get<std::size_t>() +
+                r.summary["unmatched"].get<std::size_t>(),
+            trace.commands.size());
   EXPECT_LT(std::abs(r.summary["drift"].get<double>()), 0.05);
 }
 
