@@ -39,15 +39,23 @@ uint64_t inflight_capacity(const nvmesim::Scenario& sc) {
 // and queues at their running size), less its latency histograms: their buckets grow with
 // the largest latency recorded, which a deeper queue raises, so they would not cancel out
 // below although they are per job, not per I/O.
+//
+// The heap is malloc's chunks in use, those it mapped on their own included: a block at or
+// over its mmap threshold (128 KiB at first) is mapped, not carved from the heap, and
+// freeing it raises the threshold, so the same vector may be either in the next System.
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
 double heap_of_run(nvmesim::Scenario sc) {
   sc.duration = nvmesim::Duration::ms(2);
-  const std::size_t before = mallinfo2().uordblks;
+  const std::size_t before = heap_in_use();
   nvmesim::System sys(sc);
   sys.run();
   std::size_t histograms = 0;
   for (const auto& j : sys.jobs())
     for (const auto& h : j.latency) histograms += h.heap_bytes();
-  return static_cast<double>(mallinfo2().uordblks) - static_cast<double>(before) - static_cast<double>(histograms);
+  return static_cast<double>(heap_in_use()) - static_cast<double>(before) - static_cast<double>(histograms);
 }
 // Bytes per in-flight I/O: the heap of a run with every job at twice its iodepth minus
 // that of the run as given, over the difference in I/Os in flight. What is per queue,
