@@ -11,7 +11,7 @@
 #        the default scenario, one drive QD32, the polled default, the peers' model and
 #        the large hosts (fifteen and sixteen drives), each with simulated I/Os per
 #        CPU-second (the large hosts also per wall-second, and peak RSS) and bytes per
-#        in-flight I/O.
+#        in-flight I/O, then the start-up cases (building a System, loading a scenario).
 # Exits 77 when ../shared/bench/peers is not there (it is the workplace's, not the repo's).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,9 +1,9 @@
 // Simulation speed: simulated I/Os and events per CPU-second on the default four-drive
 // scenario, a one-drive QD32 case, the polled default and the peers' model (the nvmesim
 // side of bench/peers.sh), the large hosts (fifteen and sixteen drives: per CPU-second,
-// per wall-second, peak RSS), and the heap bytes each in-flight I/O costs. The numbers
-// are this file's output; compare them before and after a change to the hot path (see
-// docs/performance.md).
+// per wall-second, peak RSS), how long building a System takes (start-up), and the heap
+// bytes each in-flight I/O costs. The numbers are this file's output; compare them before
+// and after a change to the hot path (see docs/performance.md).
 //
 // --quick (ctest sim_benchmark_runs): the large-host cases simulate 1 ms, so that the
 // check that every case runs stays a few seconds.
@@ -262,6 +262,38 @@ void BM_SixteenDrivesIrqThreads(benchmark::State& state) {
   run_large_host_threads(state, c);
 }
 BENCHMARK(BM_SixteenDrivesIrqThreads)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// ---- Start-up (issue 32 item 2): building a System of the whole machine (topology,
+// cores, drives, queues, jobs, request pool), nothing run, the teardown untimed; and
+// loading the scenario file (profiles included) apart.
+void build_system(benchmark::State& state, const nvmesim::Scenario& sc) {
+  std::optional<nvmesim::System> sys;
+  for (auto _ : state) {
+    sys.emplace(sc);
+    state.PauseTiming();
+    sys.reset();
+    state.ResumeTiming();
+  }
+}
+void BM_BuildDefault(benchmark::State& state) {
+  static const nvmesim::Scenario sc = load({});
+  build_system(state, sc);
+}
+BENCHMARK(BM_BuildDefault)->Unit(benchmark::kMillisecond);
+void BM_BuildFifteenDrives(benchmark::State& state) {
+  static const nvmesim::Scenario sc = load_file(fifteen_drives(), {});
+  build_system(state, sc);
+}
+BENCHMARK(BM_BuildFifteenDrives)->Unit(benchmark::kMillisecond);
+void BM_BuildSixteenDrives(benchmark::State& state) {
+  static const nvmesim::Scenario sc = load_file(sixteen_drives(), {});
+  build_system(state, sc);
+}
+BENCHMARK(BM_BuildSixteenDrives)->Unit(benchmark::kMillisecond);
+void BM_LoadFifteenDrives(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(load_loaded(fifteen_drives(), {}));
+}
+BENCHMARK(BM_LoadFifteenDrives)->Unit(benchmark::kMillisecond);
 
 // The default scenario's independent partitions (two: the platform couples the drives of a socket) through run_scenario on
 // state.range(0) threads: the rates are per wall-second (and the results are the same
