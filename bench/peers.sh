@@ -8,8 +8,10 @@
 # Usage: bench/peers.sh [NVMESIM] [REPEATS] [SIM_BENCHMARK]   (default build/app/nvmesim,
 #        3 repeats: the minimum CPU time of each counts; this machine is noisy). With
 #        SIM_BENCHMARK (build/bench/sim_benchmark), its cases follow in the same output:
-#        the default scenario, one drive QD32, the polled default and the peers' model,
-#        each with simulated I/Os per CPU-second and bytes per in-flight I/O.
+#        the default scenario, one drive QD32, the polled default, the peers' model and
+#        the large hosts (fifteen and sixteen drives), each with simulated I/Os per
+#        CPU-second (the large hosts also per wall-second, and peak RSS) and bytes per
+#        in-flight I/O, then the start-up cases (building a System, loading a scenario).
 # Exits 77 when ../shared/bench/peers is not there (it is the workplace's, not the repo's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
