@@ -7,8 +7,9 @@
 // is the target's crash. The run is 1 us of warm-up and 4 us measured: a scenario of zero
 // costs and 1 ns services does ~0.5M events per simulated us per job, and every input must
 // finish in seconds under ASan. Building the default scenario's System costs ~0.1 s, so
-// NVMESIM_FUZZ_LOAD_ONLY=1 stops after the loader: the long runs use it for speed
-// (docs/reliability.md).
+// NVMESIM_FUZZ_LOAD_ONLY=1 stops after the loader: CI's fixed-count runs of the override,
+// fio and replay targets use it for speed; the long runs are in full mode
+// (docs/reliability.md, "Long runs").
 #pragma once
 
 #include <cstdlib>
