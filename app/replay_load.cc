@@ -9,7 +9,7 @@
 
 #include "app/input_file.h"
 #include "app/input_limits.h"
-#include "models/topology.h"
+#include "models/host/topology.h"
 
 namespace nvmesim {
 namespace {

@@ -10,7 +10,7 @@
 #include <variant>
 
 #include "app/input_error.h"
-#include "models/replay_trace.h"
+#include "models/workload/replay_trace.h"
 #include "vocab/scenario.h"
 
 namespace nvmesim {

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/replay_trace.h"
-#include "models/system.h"
+#include "models/workload/replay_trace.h"
+#include "models/system/system.h"
 
 namespace nvmesim {
 

@@ -16,9 +16,9 @@
 #include "app/replay_report.h"
 #include "app/result_invariants.h"
 #include "app/run_record.h"
-#include "models/partition.h"
-#include "models/platform_placement.h"
-#include "models/system.h"
+#include "models/system/partition.h"
+#include "models/host/platform_placement.h"
+#include "models/system/system.h"
 #include "policies/registry.h"
 #include "vocab/histogram.h"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/scenario_load.h"
-#include "models/replay_trace.h"
+#include "models/workload/replay_trace.h"
 #include "vocab/mode_timeline.h"
 
 namespace nvmesim {

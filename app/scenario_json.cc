@@ -2,7 +2,7 @@
 
 #include "app/device_profile_json.h"
 #include "app/host_profile_fields.h"
-#include "models/platform_placement.h"
+#include "models/host/platform_placement.h"
 
 namespace nvmesim {
 using nlohmann::json;

@@ -19,7 +19,7 @@
 
 #include "app/run.h"
 #include "app/scenario_load.h"
-#include "models/system.h"
+#include "models/system/system.h"
 
 namespace {
 

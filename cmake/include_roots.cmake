@@ -1,6 +1,6 @@
 # Include roots: how a target's include path reaches only the folders it may depend on.
 #
-# Every #include is written from the project root ("vocab/time.h", "models/system.h"),
+# Every #include is written from the project root ("vocab/time.h", "models/system/system.h"),
 # but the project root itself is on no include path: through it any file could include
 # any other. Instead each folder gets an include root in the build tree, a directory of
 # symlinks holding just that folder, and a target puts its own root on its include path.

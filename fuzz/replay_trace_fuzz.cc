@@ -16,7 +16,7 @@
 #include "app/run.h"
 #include "app/scenario_load.h"
 #include "fuzz/default_scenario.h"
-#include "models/topology.h"
+#include "models/host/topology.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Which policy a queue runs, from the shape of its drive's interrupt vectors: the one rule
-// the simulator's topology (models/topology.h) and the hw runner both apply, here in
+// the simulator's topology (models/host/topology.h) and the hw runner both apply, here in
 // policies/ because hw may see policies but not models.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Whether this build runs under AddressSanitizer: GCC defines __SANITIZE_ADDRESS__, clang
 // answers __has_feature(address_sanitizer). The places that must know ask here: the
-// queue rings' poisoned guards (models/zero_pages.cc, their death test) and the fuzz
+// queue rings' poisoned guards (models/system/zero_pages.cc, their death test) and the fuzz
 // replay driver, which caps the address space only without ASan's shadow.
 #pragma once
 

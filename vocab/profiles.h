@@ -117,7 +117,7 @@ enum class CqeCost {
 // msix_delivery). posted_credits == 0: the message is only late (a FIFO that holds
 // nothing else up); > 0: PCIe ordering, the device's later posted writes (CQEs, read
 // data) wait behind its messages in the path, and at most this many of its messages are
-// in the path (models/posted_write_order.h). data_bytes_per_s > 0: the ordering point is
+// in the path (models/device/posted_write_order.h). data_bytes_per_s > 0: the ordering point is
 // one line for every drive behind it, messages and read data in arrival order, so a
 // message being remapped holds up all of their DMA and takes its time from it.
 // How a drive's MSI-X messages reach a core on an x86 host with interrupt remapping

@@ -5,7 +5,7 @@
 // where they were reaped. Off (one cache for all cores), no IPI.
 #include <gtest/gtest.h>
 
-#include "models/system.h"
+#include "models/system/system.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

@@ -1,7 +1,7 @@
 // The CPU core model on its own: strict priority between contexts with preemption, a
 // preempted segment resuming with what it had left, round robin within a context, and
 // per-context time accounting. Segments cost what the test says.
-#include "models/cpu_core.h"
+#include "models/host/cpu_core.h"
 
 #include <gtest/gtest.h>
 

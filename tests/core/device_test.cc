@@ -2,7 +2,7 @@
 // aggregation threshold (THR) and time (TIME), and coalescing disabled per vector (CD).
 // Commands take a constant 10 us; the host side is this test, which rings doorbells and
 // records the MSI-X messages.
-#include "models/device.h"
+#include "models/device/device.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Folding an application's empty polling passes into one segment (issue 13): the count of
 // passes that are certain to find nothing, and runs that give the same figures with the
 // folding on and off, with fewer events where a job polls alone on its core.
-#include "models/empty_poll_fold.h"
+#include "models/workload/empty_poll_fold.h"
 
 #include <gtest/gtest.h>
 
@@ -67,7 +67,7 @@ Both run_both(std::vector<std::string> overrides) {
 }
 
 // Folding keeps what every pass sees; only the order of events due at the same nanosecond
-// may differ (models/empty_poll_fold.h), which moves a run as a different tie-break would:
+// may differ (models/workload/empty_poll_fold.h), which moves a run as a different tie-break would:
 // the figures agree to well within their run-to-run noise (here they are usually
 // identical). I/Os and empty passes to 0.2%, latency percentiles to 1%.
 void expect_same_figures(const nlohmann::json& a, const nlohmann::json& b, const std::string& what) {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/timer_slack.h"
+#include "models/host/timer_slack.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

@@ -14,7 +14,7 @@
 #include "app/json_reader.h"
 #include "app/json_text.h"
 #include "app/memory_estimate.h"
-#include "models/device.h"
+#include "models/device/device.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

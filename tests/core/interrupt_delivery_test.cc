@@ -3,7 +3,7 @@
 // them one at a time; the socket delivers one interrupt at a time; a drive's later writes
 // wait behind its message (PCIe ordering); posted MSIs notify a CPU once for a burst. The
 // parts on their own, a device with them, and runs that show each law.
-#include "models/interrupt_delivery.h"
+#include "models/host/interrupt_delivery.h"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +12,10 @@
 #include <variant>
 #include <vector>
 
-#include "models/device.h"
-#include "models/partition.h"
-#include "models/platform_placement.h"
-#include "models/topology.h"
+#include "models/device/device.h"
+#include "models/system/partition.h"
+#include "models/host/platform_placement.h"
+#include "models/host/topology.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

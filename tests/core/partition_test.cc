@@ -1,7 +1,7 @@
 // Partition-parallel runs: which parts of a machine are independent (the mapping on its
 // own), and that running them apart, on any number of threads, gives the results of
 // the whole machine run as one.
-#include "models/partition.h"
+#include "models/system/partition.h"
 
 #include <gtest/gtest.h>
 

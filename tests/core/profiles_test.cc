@@ -12,7 +12,7 @@
 
 #include "app/run.h"
 #include "app/scenario_load.h"
-#include "models/service_time.h"
+#include "models/device/service_time.h"
 #include "policies/registry.h"
 #include "tests/core/sim_helpers.h"
 

@@ -1,14 +1,14 @@
 // A queue pair's rings: zero bytes at the start, the SQ and CQ apart on their own cache
 // lines, and several queues' rings side by side in one block of ZeroPages, as a system
 // places a drive's queues.
-#include "models/queue_memory.h"
+#include "models/host/queue_memory.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <utility>
 
-#include "models/zero_pages.h"
+#include "models/system/zero_pages.h"
 #include "sim/address_sanitizer.h"
 
 namespace nvmesim {

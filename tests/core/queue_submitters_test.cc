@@ -4,7 +4,7 @@
 // the jobs' targets say.
 #include <gtest/gtest.h>
 
-#include "models/system.h"
+#include "models/system/system.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

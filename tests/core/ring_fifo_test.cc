@@ -1,4 +1,4 @@
-#include "models/ring_fifo.h"
+#include "models/system/ring_fifo.h"
 
 #include <gtest/gtest.h>
 

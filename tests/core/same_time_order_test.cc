@@ -1,7 +1,7 @@
 // An instant's requests run in the order of their keys, once every event of that instant
 // has run (EventQueue::at_instant_end): the order the events happened to run in does not
 // show, which is what lets a replay meet a recorded MSI-X line's order.
-#include "models/same_time_order.h"
+#include "models/system/same_time_order.h"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 // then ksoftirqd), and in runs: ksoftirqd's time is softirq time, and irq_poll's re-poll
 // of a queue that used its whole weight is no timer expiry when irq_poll runs as
 // lib/irq_poll.c does.
-#include "models/softirq_run.h"
+#include "models/host/softirq_run.h"
 
 #include <gtest/gtest.h>
 
-#include "models/system.h"
+#include "models/system/system.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

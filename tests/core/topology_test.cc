@@ -1,6 +1,6 @@
 // The topology on its own: where job clones, queues and vectors go, and which queues a
 // policy runs on -- no events, no models.
-#include "models/topology.h"
+#include "models/host/topology.h"
 
 #include <gtest/gtest.h>
 
