@@ -107,6 +107,8 @@ MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trac
     queue_bytes = add(queue_bytes, mul(nq, per_queue));
     // A drive: the device, its core -> queue map, its histogram and results object.
     drive_bytes = add(drive_bytes, add(add(sizeof(Device), kHistogramBytes + kResultsPerObject), mul(cores, 2 * sizeof(uint32_t))));
+    // With media_read, when each flash target is free (Device::target_free_).
+    if (d.profile.media_read > Duration::zero()) drive_bytes = add(drive_bytes, mul(d.profile.units, sizeof(Time)));
   }
   e.parts.push_back({"requests", sc.jobs.empty() ? "/jobs" : "/jobs/" + std::to_string(req_job) + "/iodepth", mul(requests, kPerRequest)});
   e.parts.push_back({"queue memory", "/queue_depth", queue_bytes});

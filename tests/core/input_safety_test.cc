@@ -361,6 +361,25 @@ TEST(MemoryEstimate, QueueMemoryDrivesAndTracesCountAgainstTheLimit) {
   EXPECT_EQ(doc_error(sc).path, "/drives");
 }
 
+// A drive's flash targets (media_read_ns on) are counted: a million of them on each of
+// the default scenario's four drives (32 MB) take it, on 32 cores, over a 40 MB limit; the
+// same drives as a pool of units (no per-unit state kept) fit.
+TEST(MemoryEstimate, FlashTargetsCountAgainstTheLimit) {
+  LoadOptions small;
+  small.memory_limit = 40u << 20;
+  std::vector<std::string> pool = {"host.cores=32"}, targets = {"host.cores=32"};
+  for (int i = 0; i < 4; ++i) {
+    const std::string d = "drives." + std::to_string(i) + ".profile.";
+    pool.push_back(d + "units=1000000");
+    pool.push_back(d + "media_read_ns=0");
+    targets.push_back(d + "units=1000000");
+  }
+  EXPECT_EQ(load_error(pool, small).path, "");
+  const InputError e = load_error(targets, small);  // named by its largest part
+  EXPECT_NE(e.path, "");
+  EXPECT_NE(e.message.find("drives"), std::string::npos) << e.message;
+}
+
 TEST(MemoryEstimate, ShippedScenariosFitTheDefaultLimit) {
   for (const auto& e : fs::directory_iterator(shipped("published"))) {
     auto r = load_scenario_file(e.path().string(), {});
