@@ -169,7 +169,7 @@ void Device::start_on_target(DeviceCommand c, Time ready) {
   if (!c.write) {
     Time& free = target_free_[target_rng_.below(target_free_.size())];
     start = max(ready, free);
-    free = start + (s < profile_.media_read ? s : profile_.media_read);
+    free = start + min(s, profile_.media_read);
     stats_.unit_busy += Duration::ns(window_.in_ns(start.ns(), free.ns()));
     stats_.queue_wait += start - ready;
   }
