@@ -40,12 +40,13 @@ from ._run import load, run, schema  # noqa: E402
 from ._sweep import METRIC_COLUMNS, sweep  # noqa: E402
 from ._calibrate import calibrate  # noqa: E402
 # The function; its implementation is the package nvmesim.ab (python3 -m nvmesim.ab).
-from .ab import ab  # noqa: E402
+from .ab import ab, league  # noqa: E402
 
 __all__ = [
     "METRIC_COLUMNS",
     "ab",
     "calibrate",
+    "league",
     "Result",
     "ScenarioError",
     "default_scenarios_dir",

@@ -7,17 +7,18 @@ case (improvement, regression, no change, too variable) and writes the report.
 ``python3 -m nvmesim.ab`` is the command line. See docs/ab.md.
 
 Modules: ``matrix`` (the spec and its cases), ``verdict`` (the statistics), ``store``
-(the run table), ``runner`` / ``hw`` (the two ways to run), ``report``, ``cli``.
+(the run table), ``runner`` / ``hw`` (the two ways to run), ``report``, ``league``, ``cli``.
 """
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from .league import LeagueResult, league
 from .matrix import ARMS, Matrix, MatrixError, load_matrix
 from .verdict import VERDICTS, Limits, verdict
 
-__all__ = ["ARMS", "ABResult", "Limits", "Matrix", "MatrixError", "VERDICTS", "ab",
-           "load_matrix", "verdict"]
+__all__ = ["ARMS", "ABResult", "LeagueResult", "Limits", "Matrix", "MatrixError", "VERDICTS",
+           "ab", "league", "load_matrix", "verdict"]
 
 
 @dataclass
@@ -46,7 +47,7 @@ def default_out(matrix):
 
 
 def ab(matrix, out=None, workers=None, client=None, duration_us=None, warmup_us=None,
-       seeds=None, limits=None, progress=True, hw_device=None, hw_cli=None):
+       seeds=None, limits=None, progress=True, hw_device=None, hw_cli=None, candidate=None):
     """Runs an A/B matrix (what is not on disk yet) and writes its report.
 
     Args:
@@ -62,6 +63,8 @@ def ab(matrix, out=None, workers=None, client=None, duration_us=None, warmup_us=
         hw_device: PCI address of a drive bound to vfio-pci: run the arms on it with
             nvmesim-hw (A B A B per case) instead of the simulator.
         hw_cli: the nvmesim-hw executable (default $NVMESIM_HW_CLI, else on PATH).
+        candidate: ``{"name", "params"}`` in place of the matrix's candidate. Several
+            candidates are a league: :func:`league`.
 
     Returns:
         ABResult. Raises MatrixError for a bad matrix (with its JSON path).
@@ -74,7 +77,8 @@ def ab(matrix, out=None, workers=None, client=None, duration_us=None, warmup_us=
     if workers is not None and client is not None:
         raise ValueError("give workers= or client=, not both")
     limits = limits or Limits()
-    spec = load_matrix(matrix, duration_us=duration_us, warmup_us=warmup_us, seeds=seeds)
+    spec = load_matrix(matrix, duration_us=duration_us, warmup_us=warmup_us, seeds=seeds,
+                       candidate=candidate)
     directory = Path(out) if out is not None else default_out(matrix)
     store = RunStore(directory, spec, kind="sim" if hw_device is None else "hw")
     if hw_device is None:

@@ -11,7 +11,7 @@ import sys
 from .._figures import plural
 from .._files import output_dir
 from . import Limits, MatrixError, ab, load_matrix
-from .matrix import ARMS
+from .league import candidate_arms, league
 
 PROG = "nvmesim ab"
 
@@ -22,11 +22,16 @@ def _parser():
         description="Paired A/B evaluation of a candidate completion policy against a "
                     "baseline over a matrix of cases: both arms per case and seed, a verdict "
                     "per case (improvement, regression, no change, too variable), and a "
-                    "Markdown/HTML report. Resumable: run the same command again after an "
+                    "Markdown/HTML report. Several candidates (the matrix's 'candidates', or "
+                    "--candidate repeated) make a league: the baseline's runs are shared and "
+                    "the report ranks them. Resumable: run the same command again after an "
                     "interruption. See docs/ab.md.")
     p.add_argument("matrix", metavar="MATRIX", help="A/B matrix JSON file "
                    "(e.g. scenarios/matrices/policy_a_eval.json)")
     p.add_argument("--list", action="store_true", help="print the cases without running them")
+    p.add_argument("--candidate", action="append", metavar="POLICY[:P=V,...]",
+                   help="a candidate in place of the matrix's (e.g. watermark or "
+                        "rate:poll_period_ns=10000); repeated: a league of them")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N",
                        help="local worker processes (default 1: this process)")
@@ -63,7 +68,7 @@ def _parser():
     return p
 
 
-def _list(spec, out):
+def _list(spec, out, labels=None):
     axes = (["block"] if any("block" in c.labels for c in spec.cases) else []) + spec.axes
     rows = [[c.id] + [str(c.labels.get(a, "")) for a in axes] for c in spec.cases]
     head = ["case"] + axes
@@ -71,10 +76,36 @@ def _list(spec, out):
     out.write("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip() + "\n")
     for row in rows:
         out.write("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() + "\n")
-    runs = len(spec.cases) * len(spec.seeds) * len(ARMS)
+    arms = [spec.baseline["name"], *(labels or [spec.candidate["name"]])]
+    runs = len(spec.cases) * len(spec.seeds) * len(arms)
     out.write(f"{plural(len(spec.cases), 'case')} x {plural(len(spec.seeds), 'seed')} x "
-              f"{len(ARMS)} arms ({spec.baseline['name']}, {spec.candidate['name']}) = "
-              f"{plural(runs, 'run')}\n")
+              f"{len(arms)} arms ({', '.join(arms)}) = {plural(runs, 'run')}\n")
+
+
+def _league(args, limits, arms):
+    """Runs a league (several candidates); the caller maps MatrixError and Ctrl-C."""
+    client = None
+    if args.scheduler:
+        from distributed import Client
+
+        client = Client(args.scheduler)
+    try:
+        result = league(args.matrix, out=args.out, candidates=args.candidate,
+                        workers=args.workers, client=client, duration_us=args.duration_us,
+                        warmup_us=args.warmup_us, seeds=args.seeds, limits=limits,
+                        progress=not args.no_progress)
+    finally:
+        if client is not None:
+            client.close()
+    if result.interrupted:
+        sys.stderr.write(f"{PROG}: interrupted; what ran is on disk in {result.directory}: run "
+                         "the same command again to resume\n")
+        return 130
+    for line in result.summary:
+        sys.stdout.write(f"{line}\n")
+    sys.stdout.write(f"league: {result.directory / 'league.md'}, {result.directory / 'league.html'}; "
+                     f"each candidate's own report in {result.directory}/<candidate>/\n")
+    return 0
 
 
 def main(argv=None):
@@ -95,11 +126,25 @@ def main(argv=None):
         err.write(f"{PROG}: --seeds: must be >= 1, got {args.seeds}\n")
         return 2
     try:
+        arms = candidate_arms(args.matrix, args.candidate)
+    except MatrixError as exc:  # before ValueError, which it is too
+        err.write(f"{PROG}: {args.matrix}: {exc}\n")
+        return 2
+    except ValueError as exc:
+        err.write(f"{PROG}: {exc}\n")
+        return 2
+    if len(arms) > 1 and args.hw_device:
+        err.write(f"{PROG}: --hw-device runs one candidate against the baseline; this is a "
+                  f"league of {len(arms)}\n")
+        return 2
+    try:
         if args.list:
             spec = load_matrix(args.matrix, duration_us=args.duration_us,
-                               warmup_us=args.warmup_us, seeds=args.seeds)
-            _list(spec, sys.stdout)
+                               warmup_us=args.warmup_us, seeds=args.seeds, candidate=arms[0][1])
+            _list(spec, sys.stdout, [label for label, _, _ in arms] if len(arms) > 1 else None)
             return 0
+        if len(arms) > 1:
+            return _league(args, limits, arms)
         client = None
         if args.scheduler:
             from distributed import Client
@@ -109,7 +154,8 @@ def main(argv=None):
             result = ab(args.matrix, out=args.out, workers=args.workers, client=client,
                         duration_us=args.duration_us, warmup_us=args.warmup_us,
                         seeds=args.seeds, limits=limits, progress=not args.no_progress,
-                        hw_device=args.hw_device, hw_cli=args.hw_cli)
+                        hw_device=args.hw_device, hw_cli=args.hw_cli,
+                        candidate=arms[0][1] if args.candidate else None)
         finally:
             if client is not None:
                 client.close()

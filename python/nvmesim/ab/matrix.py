@@ -19,7 +19,7 @@ from .._files import read_json
 from .._scenario import to_pointer
 from ..errors import JsonPathError, ScenarioError
 
-__all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "schema_path"]
+__all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "read_matrix_doc", "schema_path"]
 
 #: The two arms, in the order they run (hw: A B A B).
 ARMS = ("baseline", "candidate")
@@ -265,7 +265,21 @@ def _check_case_count(doc, blocks):
                                      f"cap of a matrix): {' x '.join(map(str, counts))} values")
 
 
-def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=True):
+def read_matrix_doc(matrix):
+    """The matrix document, its path (``"<dict>"`` for a dict) and the directory its
+    relative paths are relative to. Raises MatrixError for a file that is not a JSON object."""
+    if isinstance(matrix, dict):
+        return copy.deepcopy(matrix), "<dict>", Path.cwd()
+    path = os.fspath(matrix)
+    doc = read_json(path, lambda why: MatrixError("", f"the file is {why}"
+                                                  if why.startswith("not") else why))
+    if not isinstance(doc, dict):
+        raise MatrixError("", "a matrix is a JSON object")
+    return doc, path, Path(path).resolve().parent
+
+
+def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=True,
+                candidate=None):
     """Reads and checks a matrix spec; returns a :class:`Matrix` with every case built.
 
     Args:
@@ -276,22 +290,25 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
         seeds: a count or list of seeds; wins over the matrix's.
         validate: load every case's two scenarios with the simulator's loader, so that a
             bad value is reported here, with its path, before anything runs.
+        candidate: the candidate arm (``{"name", "params"}``), in place of the matrix's
+            ``candidate`` or of one of its ``candidates`` (a league runs one A/B each).
 
     Raises:
         MatrixError: with the JSON path inside the matrix.
     """
     from .. import _scenario
 
-    if isinstance(matrix, dict):
-        doc, path, matrix_dir = copy.deepcopy(matrix), "<dict>", Path.cwd()
-    else:
-        path = os.fspath(matrix)
-        doc = read_json(path, lambda why: MatrixError("", f"the file is {why}"
-                                                      if why.startswith("not") else why))
-        matrix_dir = Path(path).resolve().parent
-    if not isinstance(doc, dict):
-        raise MatrixError("", "a matrix is a JSON object")
+    doc, path, matrix_dir = read_matrix_doc(matrix)
     _validate_schema(doc)
+    if candidate is not None:
+        doc.pop("candidates", None)
+        doc["candidate"] = {k: v for k, v in candidate.items() if k != "label"}
+    elif "candidates" in doc:
+        if len(doc["candidates"]) > 1:
+            raise MatrixError("/candidates", f"{len(doc['candidates'])} candidates make a league: "
+                                             "run it with nvmesim.league (or nvmesim ab, which "
+                                             "runs one for such a matrix)")
+        doc["candidate"] = {k: v for k, v in doc.pop("candidates")[0].items() if k != "label"}
 
     base, base_dir = _load_base(doc, matrix_dir)
     if not isinstance(base.get("policy", {}), dict):
