@@ -78,6 +78,17 @@ def ab_report(tmp_path_factory):
     return d / "out" / "report.html"
 
 
+@pytest.fixture(scope="module")
+def league_report(tmp_path_factory):
+    """A league of three candidates on the six cases (its disagreement table is the
+    widest: two columns per candidate)."""
+    d = tmp_path_factory.mktemp("league")
+    result = nvmesim.league(_matrix(d), out=d / "out", candidates=["watermark", "rate", "threaded"],
+                            progress=False)
+    assert len(result.table) == 3
+    return d / "out" / "league.html"
+
+
 def _embedded_pngs(page):
     text = Path(page).read_text()
     return [base64.b64decode(b) for b in re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)",
@@ -97,7 +108,7 @@ def _not_blank(png_bytes, what):
     return pixels
 
 
-@pytest.mark.parametrize("report", ["compare_report", "ab_report"])
+@pytest.mark.parametrize("report", ["compare_report", "ab_report", "league_report"])
 def test_report_fits_a_1280_px_window_and_shows_its_plots(report, request, browser, tmp_path):
     page = request.getfixturevalue(report)
     start = time.monotonic()
