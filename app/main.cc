@@ -386,7 +386,8 @@ int calibrate_main(const CalibrateArgs& a) {
 // option, read top to bottom as `--help` prints it; the work is in the functions it calls.
 int run_main(int argc, char** argv) {
   // Commands of the Python package: every further argument, --help included, is theirs.
-  if (argc >= 2 && (std::string(argv[1]) == "ab" || std::string(argv[1]) == "compare"))
+  if (argc >= 2 && (std::string(argv[1]) == "ab" || std::string(argv[1]) == "compare" ||
+                    std::string(argv[1]) == "tune"))
     return nvmesim::exec_python_module("nvmesim." + std::string(argv[1]),
                                        std::vector<std::string>(argv + 2, argv + argc));
   CLI::App app{"nvmesim: a deterministic simulator of the NVMe host completion path.\n"
@@ -514,6 +515,7 @@ int run_main(int argc, char** argv) {
   // Listed for --help; run_main hands them to the Python package before parsing.
   app.add_subcommand("ab", "paired A/B evaluation over a matrix, with verdicts (docs/ab.md)");
   app.add_subcommand("compare", "measured vs simulated, metric by metric (docs/compare.md)");
+  app.add_subcommand("tune", "search a policy's parameters over an A/B matrix, judged on held-out cases (docs/tune.md)");
 
   try {
     app.parse(argc, argv);

@@ -41,12 +41,15 @@ from ._sweep import METRIC_COLUMNS, sweep  # noqa: E402
 from ._calibrate import calibrate  # noqa: E402
 # The function; its implementation is the package nvmesim.ab (python3 -m nvmesim.ab).
 from .ab import ab, league  # noqa: E402
+# nvmesim.tune is the function; its package is nvmesim.tune (python3 -m nvmesim.tune).
+from .tune import tune  # noqa: E402
 
 __all__ = [
     "METRIC_COLUMNS",
     "ab",
     "calibrate",
     "league",
+    "tune",
     "Result",
     "ScenarioError",
     "default_scenarios_dir",

@@ -338,7 +338,7 @@ TEST(Cli, FioJsonFormatWritesFiosLayout) {
   EXPECT_EQ(cli("run " + scenario() + " --format xml -o " + out.string()).code, 2);
 }
 
-// ab and compare are the Python package's: the CLI hands every argument over unchanged.
+// ab, compare and tune are the Python package's: the CLI hands every argument over unchanged.
 TEST(Cli, AbAndCompareReachThePythonPackage) {
   Outcome ab = cli("ab --help");
   EXPECT_EQ(ab.code, 0) << ab.out;
@@ -351,6 +351,10 @@ TEST(Cli, AbAndCompareReachThePythonPackage) {
   EXPECT_EQ(cmp.code, 0) << cmp.out;
   EXPECT_NE(cmp.out.find("usage: nvmesim compare"), std::string::npos) << cmp.out;
   EXPECT_EQ(cli("compare /nonexistent/a.json /nonexistent/b.json").code, 2);
+  Outcome tune = cli("tune --help");
+  EXPECT_EQ(tune.code, 0) << tune.out;
+  EXPECT_NE(tune.out.find("usage: nvmesim tune"), std::string::npos) << tune.out;
+  EXPECT_EQ(cli("tune /nonexistent/matrix.json --policy rate --param poll_period_ns=1000:20000").code, 2);
 }
 
 // A venv's python3 first on PATH (a directory with pyvenv.cfg and bin/python3, as

@@ -22,7 +22,7 @@ from .._files import write_bytes, write_text
 from .matrix import MatrixError, load_matrix, read_matrix_doc
 from .verdict import VERDICTS, Limits
 
-__all__ = ["LeagueResult", "candidate_arms", "disagreements", "league", "league_table",
+__all__ = ["LeagueResult", "candidate_arms", "disagreements", "league", "league_table", "run_shared",
            "parse_candidate"]
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.,=+-]{0,63}$")
@@ -181,6 +181,37 @@ def _pending(specs, stores):
     return todo
 
 
+def run_shared(specs, stores, workers=None, client=None, progress=True, desc="nvmesim ab"):
+    """Runs what ``stores`` (label -> RunStore of ``specs[label]``, all on the same cases,
+    seeds and baseline) lack, each baseline run once for all of them. Returns True if
+    Ctrl-C stopped it early."""
+    import json
+
+    from .._sweep import _progress_bar, execute
+
+    first = next(iter(specs.values()))
+    for spec in specs.values():  # the shared baseline must be the same runs for every candidate
+        assert [c.scenarios["baseline"] for c in spec.cases] == \
+            [c.scenarios["baseline"] for c in first.cases]
+    todo = _pending(specs, stores)
+    total = len(first.cases) * len(first.seeds) * (1 + len(specs))
+    if not todo:
+        return False
+    tasks, keys = [], {}
+    for index, (case, who, seed, scenario) in enumerate(todo):
+        tasks.append((index, ("json", json.dumps(scenario, sort_keys=True), first.base_dir), [], seed))
+        keys[index] = (case.id, who, seed)
+    bar = _progress_bar(total, progress, desc=desc, initial=total - len(todo))
+    try:
+        return execute(tasks, _journal_class()(stores, keys), workers=workers, client=client,
+                       bar=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+        for store in stores.values():
+            store.close()
+
+
 def league(matrix, out=None, candidates=None, workers=None, client=None, duration_us=None,
            warmup_us=None, seeds=None, limits=None, progress=True):
     """Runs several candidates against the matrix's baseline and ranks them.
@@ -195,9 +226,6 @@ def league(matrix, out=None, candidates=None, workers=None, client=None, duratio
     Returns:
         LeagueResult. Raises MatrixError for a bad matrix or candidate list.
     """
-    import json
-
-    from .._sweep import _progress_bar, execute
     from .report import case_table, write_report
     from .store import RunStore
 
@@ -208,33 +236,14 @@ def league(matrix, out=None, candidates=None, workers=None, client=None, duratio
     specs = {label: _load(matrix, arm, where, duration_us=duration_us, warmup_us=warmup_us,
                           seeds=seeds) for label, arm, where in arms}
     first = next(iter(specs.values()))
-    for spec in specs.values():  # the shared baseline must be the same runs for every candidate
-        assert [c.scenarios["baseline"] for c in spec.cases] == \
-            [c.scenarios["baseline"] for c in first.cases]
     if isinstance(matrix, dict):
         directory = Path(out) if out is not None else Path("league-matrix")
     else:
         directory = Path(out) if out is not None else Path(f"league-{Path(matrix).stem}")
     directory.mkdir(parents=True, exist_ok=True)
     stores = {label: RunStore(directory / label, spec) for label, spec in specs.items()}
-    todo = _pending(specs, stores)
-    total = len(first.cases) * len(first.seeds) * (1 + len(specs))
-    interrupted = False
-    if todo:
-        tasks, keys = [], {}
-        for index, (case, who, seed, scenario) in enumerate(todo):
-            tasks.append((index, ("json", json.dumps(scenario, sort_keys=True), first.base_dir),
-                          [], seed))
-            keys[index] = (case.id, who, seed)
-        bar = _progress_bar(total, progress, desc="nvmesim ab (league)", initial=total - len(todo))
-        try:
-            interrupted = execute(tasks, _journal_class()(stores, keys), workers=workers,
-                                  client=client, bar=bar)
-        finally:
-            if bar is not None:
-                bar.close()
-            for store in stores.values():
-                store.close()
+    interrupted = run_shared(specs, stores, workers=workers, client=client, progress=progress,
+                             desc="nvmesim ab (league)")
     if interrupted:
         return LeagueResult(table=None, cases=None, disagreements=None, summary=[], results={},
                             directory=directory, interrupted=True)
