@@ -132,6 +132,31 @@ def _tiny(tmp_path, **changes):
     return path
 
 
+def test_multi_drive_matrix_places_drives_and_jobs_on_sockets():
+    """scenarios/matrices/multi_drive_eval.json (issue 34 item 4): 4, 8 and 16 drives,
+    packed or spread over the two sockets, each drive's jobs on cores of its socket (every
+    case's scenarios load: load_matrix validates them)."""
+    m = load_matrix(SHIPPED.parent / "multi_drive_eval.json")
+    assert len(m.cases) == 1260
+    values = {axis: {str(c.labels[axis]) for c in m.cases} for axis in m.axes}
+    assert values["drives"] == {"4", "8", "16"} and values["placement"] == {"packed", "spread"}
+    assert values["numjobs"] == {"1", "4", "8"} and values["drive"] == {"D7-PS1010", "PM9D3a"}
+    assert {"31", "32", "33", "34"} <= values["iodepth"]
+    assert {(c.rw, c.bs_bytes) for c in m.cases} == {
+        ("randread", 4096), ("randwrite", 4096), ("randrw", 4096), ("read", 131072),
+        ("write", 131072)}
+
+    for placement, drives, want in (("packed", 8, [0] * 8), ("spread", 8, [0, 1] * 4),
+                                    ("packed", 16, [0] * 8 + [1] * 8), ("spread", 4, [0, 1, 0, 1])):
+        case = next(c for c in m.cases if c.labels["placement"] == placement and
+                    c.labels["drives"] == drives)
+        doc = case.scenarios["baseline"]
+        assert [d["socket"] for d in doc["drives"]] == want, (placement, drives)
+        for job, socket in zip(doc["jobs"], want):  # eight cores of the drive's socket
+            first, last = map(int, job["cpus_allowed"].split("-"))
+            assert last - first == 7 and first // 64 == socket == last // 64, job
+
+
 def test_axes_of_policy_parameters_and_batches(tmp_path):
     matrix = _tiny(tmp_path, axes=[
         {"name": "drives", "drive_count": [1]},
