@@ -19,6 +19,7 @@
 #include "policies/coalesce.h"
 #include "policies/coalesce_adaptive.h"
 #include "policies/irq.h"
+#include "policies/measured.h"
 #include "policies/poll.h"
 #include "policies/rate.h"
 #include "policies/threaded.h"
@@ -27,7 +28,7 @@
 namespace nvmesim::policy {
 
 using AnyQueuePolicy = std::variant<IrqPolicy, ThreadedPolicy, PollPolicy, CoalescePolicy,
-                                    WatermarkPolicy, RatePolicy, CoalesceAdaptiveQueue>;
+                                    WatermarkPolicy, RatePolicy, CoalesceAdaptiveQueue, MeasuredPolicy>;
 // Per-drive monitors (policy C): nothing outside the registry names their types.
 using AnyDrivePolicy = std::variant<CoalesceAdaptiveDrive>;
 
@@ -125,7 +126,7 @@ constexpr PolicyInfo info(Eligibility e, AnyDrivePolicy (*drive)(const ParamMap&
 }
 }  // namespace detail
 
-inline constexpr std::array<PolicyInfo, 7> kPolicies{{
+inline constexpr std::array<PolicyInfo, 8> kPolicies{{
     detail::info<IrqPolicy>(Eligibility::any),
     detail::info<ThreadedPolicy>(Eligibility::any),
     detail::info<PollPolicy>(Eligibility::any),
@@ -134,6 +135,7 @@ inline constexpr std::array<PolicyInfo, 7> kPolicies{{
     detail::info<RatePolicy>(Eligibility::dedicated_vector),
     detail::info<CoalesceAdaptiveQueue>(Eligibility::any, &detail::make_drive<CoalesceAdaptiveDrive>, nullptr,
                                         &detail::first_cycle_end_us),
+    detail::info<MeasuredPolicy>(Eligibility::dedicated_vector),
 }};
 
 // The policy of that name, or nullptr.

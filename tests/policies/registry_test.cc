@@ -44,7 +44,7 @@ static_assert(find_policy("nope") == nullptr);
 
 TEST(PolicyRegistry, ListsEveryPolicyOnceInVariantOrder) {
   const std::string_view names[] = {"irq",      "threaded", "poll",
-                                    "coalesce", "watermark", "rate", "coalesce_adaptive"};
+                                    "coalesce", "watermark", "rate", "coalesce_adaptive", "measured"};
   ASSERT_EQ(kPolicies.size(), std::size(names));
   ASSERT_EQ(std::variant_size_v<AnyQueuePolicy>, std::size(names));
   for (size_t i = 0; i < kPolicies.size(); ++i) {
@@ -77,7 +77,7 @@ TEST(PolicyRegistry, FlagsTellTheRunnerWhatToWire) {
     EXPECT_FALSE(p.app_polls) << p.name;
     EXPECT_EQ(p.per_drive(), p.name == "coalesce_adaptive") << p.name;
     EXPECT_EQ(p.static_coalescing != nullptr, p.name == "coalesce") << p.name;
-    const bool dedicated = p.name == "watermark" || p.name == "rate";
+    const bool dedicated = p.name == "watermark" || p.name == "rate" || p.name == "measured";
     EXPECT_EQ(p.eligibility, dedicated ? Eligibility::dedicated_vector : Eligibility::any)
         << p.name;
   }

@@ -3,13 +3,13 @@ report.md and report.html (the held-out half's own A/B report is in heldout/).""
 
 import base64
 import html
-import io
 import json
 import math
 from pathlib import Path
 
 from .._figures import REPORT_CSS, column_label, finish, plural
 from .._files import write_bytes, write_text
+from ..ab.report import _markdown_table, _png
 
 __all__ = ["write_tune_report"]
 
@@ -47,25 +47,8 @@ def pareto_plot(trials, front):
     return finish(fig)
 
 
-def _png(fig):
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return buffer.getvalue()
-
-
 def _table_md(frame):
-    def cell(v):
-        if isinstance(v, float):
-            return "" if math.isnan(v) else f"{v:.4g}"
-        return "" if v is None else str(v).replace("|", "\\|")
-
-    head = "| " + " | ".join(column_label(c) for c in frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    return "\n".join([head, rule, *("| " + " | ".join(cell(v) for v in row) + " |"
-                                    for row in frame.itertuples(index=False))])
+    return _markdown_table(frame.rename(columns=column_label))
 
 
 def write_tune_report(directory, trials, best, best_row, front, heldout_lines, space, sampler,

@@ -1,0 +1,289 @@
+// Policy D `measured`: IRQ-thread polling where it is measured faster, per queue.
+//
+// Policy A polls in the IRQ thread whenever inflight reaches inflight_high, and so polls
+// where it loses (a queue just above the watermark whose completions then wait for the
+// thread's sleep: inflight is not completion density). Policy B keeps polling only where
+// it is measured faster, but its polling (an hrtimer and irq_poll in softirq, every
+// poll_period) gains less than A's where polling wins. This policy polls as A does and
+// decides as B does: a poll window stays only if its completions came faster than the
+// interrupt window's before it. All it needs is what the completion path sees: how many
+// CQEs each drain finds and when, and the driver's inflight.
+//
+// States (mode names in brackets); a window is `window` completions (drained CQEs),
+// counted from the first drain after the window opened:
+//   1. IRQ-measure [irq_measure] Interrupts as B0: drain, count. When a window is full,
+//      D_irq = its duration and the pace P = D_irq / window. If P <= enter_gap_ns (the
+//      completions come densely enough that an interrupt each is a real share of the
+//      core) -> 2 (poll try); else a new window.
+//   2. Poll-try [poll_try] Mask the vector (disable_irq_nosync), wake the IRQ thread. The
+//      thread polls as policy A's: a pending CQE -> drain, cond_resched; none -> fsleep
+//      interval_us. Count n completions over t since the try began:
+//      - behind: t * window > n * D_irq + behind_slack_us * window (exact integers: the
+//        try is slower than the IRQ pace by more than the slack) -> 4 (failure);
+//      - at n >= window: t * 1024 < D_irq * (1024 - margin_1024) (faster by the margin)
+//        -> 3 (success), else 4.
+//   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1.
+//   4. Failure: unmask, back off: interrupts as B0 for backoff_windows << min(failures,
+//      6) windows (failures: consecutive, reset by a success), then 1.
+//   5. Light load: in 2 or 3, low_inflight_checks (3) empty passes in a row with inflight
+//      below inflight_low, as policy A's -> unmask, 1 (no failure counted: the load went,
+//      not the pace).
+// While polling, a hard IRQ that still reaches the handler (the lazy disable lets one in)
+// counts irq_while_polling and does nothing else.
+//
+// Integer work per completion, O(1): counts, a multiply-compare per drain. Per-queue state
+// a driver could keep: the state, two counters, two times, the failure count.
+//
+// Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
+// mean is within ~1% of the pace at the rates where polling matters, and settles in a few
+// ms where B's 8192 take tens), enter_gap_ns 10 000 as policy B's, interval_us 30 and
+// inflight_low 3 as policy A's, behind_slack_us 100 (the thread's wake-up and a few interval_us
+// sleeps: a try is judged on its pace, not on its start), margin 1/32 (~3%: a try must win
+// by more than the run-to-run noise of a window), hold_windows 64, backoff_windows 16.
+//
+// Runner: eligible queues are I/O queues with a dedicated MSI-X vector and no threaded
+// interrupts (as A and B); on_interrupt in hard IRQ, on_thread in the queue's real-time
+// IRQ thread. Counters: irq_useful, irq_spurious, irq_while_polling, poll_useful,
+// poll_empty, backoffs (policies/api/policy.h: what only the policy can judge).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "policies/api/policy.h"
+
+namespace nvmesim::policy {
+
+// MeasuredPolicy's parameters (defaults are the initialisers).
+struct MeasuredParams {
+  int64_t window = 1024;
+  int64_t enter_gap_ns = 10000;
+  int64_t inflight_low = 3;
+  int64_t interval_us = 30;
+  int64_t margin_1024 = 32;
+  int64_t behind_slack_us = 100;
+  int64_t hold_windows = 64;
+  int64_t backoff_windows = 16;
+  static constexpr std::array<ParamField<MeasuredParams>, 8> kFields{{
+      {"window", &MeasuredParams::window, 16, 1 << 20, "completions",
+       "completions per measuring window, in interrupt and in polling mode"},
+      {"enter_gap_ns", &MeasuredParams::enter_gap_ns, 1, 1000000000, "ns",
+       "a poll try starts when an interrupt window's completions came on average no more than this apart"},
+      {"inflight_low", &MeasuredParams::inflight_low, 1, 65535, "commands",
+       "an empty poll pass with inflight below this is a light-load check (three in a row end polling)"},
+      {"interval_us", &MeasuredParams::interval_us, 1, 1000000, "us", "fsleep after an empty poll pass"},
+      {"margin_1024", &MeasuredParams::margin_1024, 0, 512, "1/1024",
+       "a try succeeds when its window took less than D_irq x (1 - margin_1024/1024)"},
+      {"behind_slack_us", &MeasuredParams::behind_slack_us, 0, 1000000, "us",
+       "a try fails early once it is this far behind the interrupt window's pace"},
+      {"hold_windows", &MeasuredParams::hold_windows, 1, 1 << 20, "windows",
+       "windows of polling after a successful try before measuring interrupts again"},
+      {"backoff_windows", &MeasuredParams::backoff_windows, 0, 1 << 20, "windows",
+       "windows of interrupts without trying after a failed try, doubled per consecutive failure (up to 64x)"},
+  }};
+};
+
+class MeasuredPolicy {
+ public:
+  static constexpr std::string_view kName = "measured";
+  using Params = MeasuredParams;
+  static constexpr uint32_t kLowInflightChecks = 3;
+  static constexpr uint32_t kMaxBackoffShift = 6;
+  static constexpr bool kUsesVector = true;
+  static constexpr bool kAppPolls = false;
+
+  static constexpr std::string_view kModeMeasure = "irq_measure";
+  static constexpr std::string_view kModeTry = "poll_try";
+  static constexpr std::string_view kModeHold = "poll_hold";
+  static constexpr std::string_view kModeBackoff = "backoff";
+
+  explicit MeasuredPolicy(const Params& p = {})
+      : window_(static_cast<uint64_t>(p.window)),
+        enter_gap_ns_(p.enter_gap_ns),
+        low_(static_cast<uint32_t>(p.inflight_low)),
+        interval_(Duration::us(p.interval_us)),
+        margin_(p.margin_1024),
+        slack_ns_(p.behind_slack_us * 1000),
+        hold_windows_(static_cast<uint64_t>(p.hold_windows)),
+        backoff_windows_(static_cast<uint64_t>(p.backoff_windows)) {}
+
+  static std::optional<ParamError> check(const Params& p, uint32_t queue_depth) {
+    if (p.inflight_low >= static_cast<int64_t>(queue_depth))
+      return ParamError{"inflight_low", "measured: inflight_low (" + std::to_string(p.inflight_low) +
+                                            ") must be smaller than the queue depth (" +
+                                            std::to_string(queue_depth) + ")"};
+    return std::nullopt;
+  }
+
+  template <QueueEnv Q>
+  void on_interrupt(Q& q) {
+    auto& c = q.counters();
+    if (polling()) {
+      ++c.irq_while_polling;
+      return;
+    }
+    const uint32_t n = q.drain();
+    if (n == 0) {
+      ++c.irq_spurious;
+      return;
+    }
+    ++c.irq_useful;
+    if (!count(q, n)) return;  // the window is not full yet
+    const Duration took = q.now() - start_;
+    if (state_ == State::backoff) {  // 4: one more window of the back-off done
+      if (--backoff_left_ > 0) return restart(q);
+      set(q, State::measure, "measured: back-off of " + std::to_string(backoff_total_) + " windows done");
+      return restart(q);
+    }
+    // 1: exact, no rounding: D_irq / window <= enter_gap_ns
+    if (took.count_ns() > enter_gap_ns_ * static_cast<int64_t>(window_)) return restart(q);
+    d_irq_ns_ = std::max<int64_t>(took.count_ns(), 1);
+    set(q, State::try_poll, "measured: window of " + std::to_string(window_) + " in " +
+                                std::to_string(d_irq_ns_ / 1000) + " us by interrupts, at most " +
+                                std::to_string(enter_gap_ns_) + " ns apart");
+    restart(q);  // 2
+    low_checks_ = 0;
+    q.mask_vector();
+    q.wake_thread();
+  }
+
+  template <QueueEnv Q>
+  ThreadStep on_thread(Q& q) {
+    if (!polling()) return ThreadStep::park();  // woken with nothing to do
+    auto& c = q.counters();
+    if (q.poll_check()) {
+      ++c.poll_useful;
+      low_checks_ = 0;
+      const uint32_t n = q.drain();
+      if (state_ == State::try_poll) return judge_try(q, n);
+      if (count(q, n) && --hold_left_ == 0) {  // 3: the hold is over
+        set(q, State::measure, "measured: held " + std::to_string(hold_windows_) + " windows");
+        return stop(q);
+      }
+      if (state_ == State::hold && window_count_ == 0) restart(q);
+      return ThreadStep::resched();
+    }
+    ++c.poll_empty;
+    const uint32_t inflight = q.inflight();
+    if (inflight < low_) {  // 5
+      if (++low_checks_ >= kLowInflightChecks) {
+        set(q, State::measure, "measured: " + std::to_string(kLowInflightChecks) +
+                                   " empty passes with inflight below inflight_low " + std::to_string(low_));
+        return stop(q);
+      }
+    } else {
+      low_checks_ = 0;
+    }
+    if (state_ == State::try_poll && behind(q)) return fail(q);
+    return ThreadStep::sleep(interval_);
+  }
+
+  template <QueueEnv Q>
+  TimerStep on_timer(Q&) { return TimerStep::stop(); }
+  template <QueueEnv Q>
+  uint32_t on_app_poll(Q&) { return 0; }
+  std::string_view mode() const {
+    switch (state_) {
+      case State::try_poll: return kModeTry;
+      case State::hold: return kModeHold;
+      case State::backoff: return kModeBackoff;
+      case State::measure: break;
+    }
+    return kModeMeasure;
+  }
+  bool polling() const { return state_ == State::try_poll || state_ == State::hold; }
+  uint32_t failures() const { return failures_; }
+
+ private:
+  enum class State { measure, try_poll, hold, backoff };
+
+  // Adds n completions to the window; true when that fills it (the overshoot is dropped).
+  template <QueueEnv Q>
+  bool count(Q& q, uint32_t n) {
+    if (window_count_ == 0 && !started_) {
+      started_ = true;  // the window opens at its first drain: those CQEs are its first
+      start_ = q.now();
+    }
+    window_count_ += n;
+    if (window_count_ < window_) return false;
+    window_count_ = 0;
+    return true;
+  }
+  template <QueueEnv Q>
+  void restart(Q& q) {
+    window_count_ = 0;
+    started_ = true;
+    start_ = q.now();
+  }
+  // 2: is the try behind the interrupt window's pace by more than the slack?
+  template <QueueEnv Q>
+  bool behind(Q& q) const {
+    const int64_t t = (q.now() - start_).count_ns();
+    return (t - slack_ns_) * static_cast<int64_t>(window_) >
+           static_cast<int64_t>(window_count_) * d_irq_ns_;
+  }
+  template <QueueEnv Q>
+  ThreadStep judge_try(Q& q, uint32_t n) {
+    window_count_ += n;
+    if (window_count_ < window_) return behind(q) ? fail(q) : ThreadStep::resched();
+    const int64_t t = (q.now() - start_).count_ns();
+    if (t * 1024 >= d_irq_ns_ * (1024 - margin_)) return fail(q);
+    failures_ = 0;  // 3
+    hold_left_ = hold_windows_;
+    set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
+                            std::to_string(d_irq_ns_ / 1000) + " us");
+    restart(q);
+    return ThreadStep::resched();
+  }
+  template <QueueEnv Q>
+  ThreadStep fail(Q& q) {  // 4
+    ++q.counters().backoffs;
+    failures_ = std::min(failures_ + 1, kMaxBackoffShift + 1);
+    backoff_total_ = backoff_windows_ << (failures_ - 1);
+    backoff_left_ = backoff_total_;
+    const int64_t t = (q.now() - start_).count_ns();
+    set(q, backoff_left_ > 0 ? State::backoff : State::measure,
+        "measured: poll try slower (" + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
+            " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
+            " us by interrupts), back-off " + std::to_string(backoff_total_) + " windows");
+    return stop(q);
+  }
+  template <QueueEnv Q>
+  ThreadStep stop(Q& q) {
+    restart(q);
+    started_ = false;  // the next window opens at the next drain
+    low_checks_ = 0;
+    q.unmask_vector();
+    return ThreadStep::park();
+  }
+  template <QueueEnv Q>
+  void set(Q& q, State to, std::string reason) {
+    const std::string_view from = mode();
+    state_ = to;
+    q.mode_change(from, mode(), std::move(reason));
+  }
+
+  uint64_t window_;
+  int64_t enter_gap_ns_;
+  uint32_t low_;
+  Duration interval_;
+  int64_t margin_;
+  int64_t slack_ns_;
+  uint64_t hold_windows_, backoff_windows_;
+
+  State state_ = State::measure;
+  bool started_ = false;  // the current window has opened
+  Time start_;
+  uint64_t window_count_ = 0;
+  int64_t d_irq_ns_ = 1;
+  uint64_t hold_left_ = 0;
+  uint64_t backoff_left_ = 0, backoff_total_ = 0;
+  uint32_t failures_ = 0;
+  uint32_t low_checks_ = 0;
+};
+
+}  // namespace nvmesim::policy

@@ -1,0 +1,173 @@
+#include "policies/measured.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/policies/fake_queue_env.h"
+
+namespace nvmesim::policy {
+namespace {
+
+using testing::FakeQueueEnv;
+using Kind = ThreadStep::Kind;
+
+// Small windows keep the scripts short: 16 completions, hold 2, back-off 2.
+MeasuredParams small() {
+  return {.window = 16, .enter_gap_ns = 10000, .inflight_low = 3, .interval_us = 30, .margin_1024 = 32,
+          .behind_slack_us = 20, .hold_windows = 2, .backoff_windows = 2};
+}
+
+// A hard IRQ `gap` after the last that finds `found` CQEs, leaving `inflight_after`.
+void irq(MeasuredPolicy& p, FakeQueueEnv& q, uint32_t found, uint32_t inflight_after, Duration gap) {
+  q.advance(gap);
+  q.pending = found;
+  q.inflight_ = inflight_after + found;
+  p.on_interrupt(q);
+}
+
+// A thread pass `gap` after the last that finds `found` CQEs (0: an empty pass).
+ThreadStep pass(MeasuredPolicy& p, FakeQueueEnv& q, uint32_t found, uint32_t inflight_after, Duration gap) {
+  q.advance(gap);
+  q.pending = found;
+  q.inflight_ = inflight_after + found;
+  return p.on_thread(q);
+}
+
+// An interrupt window of 16 completions, 4 per interrupt, `gap` apart: D_irq = 3 x gap
+// (the window opens at its first drain; 30 us by default, a pace of 1.9 us), ending with
+// `inflight_after` inflight.
+void irq_window(MeasuredPolicy& p, FakeQueueEnv& q, uint32_t inflight_after, Duration gap = Duration::us(10)) {
+  for (int i = 0; i < 4; ++i) irq(p, q, 4, inflight_after, gap);
+}
+
+TEST(MeasuredPolicy, ParamsAndChecks) {
+  const auto& k = kParamSpecs<MeasuredPolicy::Params>;
+  ASSERT_EQ(k.size(), 8u);
+  EXPECT_EQ(k[0].name, "window");
+  EXPECT_EQ(k[0].default_value, 1024);
+  EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
+  const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->param, "inflight_low");
+}
+
+// 1: completions further apart than enter_gap_ns (16 in 3 x 55 us: 10.3 us) only start
+// the next window: interrupts as B0, forever, however deep the queue.
+TEST(MeasuredPolicy, SparseCompletionsNeverTry) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  for (int w = 0; w < 10; ++w) irq_window(p, q, 500, Duration::us(55));
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_FALSE(q.did("mask"));
+  EXPECT_EQ(q.counters_.irq_useful, 40u);
+  EXPECT_TRUE(q.modes.empty());
+}
+
+// 2 -> 3 -> 1: a try that drains its window faster than the interrupts did holds for
+// hold_windows windows, then unmasks and measures interrupts again.
+TEST(MeasuredPolicy, AFasterTryHoldsThenMeasuresAgain) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_TRUE(q.did("mask") && q.did("wake"));
+  // 16 completions in 20 us (8 per pass, 10 us apart) against 30 us: faster by > 1/32.
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  ASSERT_EQ(p.mode(), "poll_hold");
+  EXPECT_EQ(p.failures(), 0u);
+  // Hold two windows of 16, then stop polling.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::park);
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_FALSE(q.masked);
+  ASSERT_EQ(q.modes.size(), 3u);
+  EXPECT_EQ(q.modes[1].to, "poll_hold");
+  EXPECT_EQ(q.modes[2].to, "irq_measure");
+}
+
+// 2 -> 4: a try whose window is not faster by the margin fails, unmasks and backs off
+// backoff_windows windows of interrupts (no try in them even above the watermark), doubled
+// by a second failure in a row.
+TEST(MeasuredPolicy, ASlowerTryBacksOffLongerEachTime) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  ASSERT_EQ(p.mode(), "poll_try");
+  // 16 in 30 us: as fast as the interrupts, not faster by the margin.
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(15)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(15)).kind, Kind::park);
+  EXPECT_EQ(p.mode(), "backoff");
+  EXPECT_FALSE(q.masked);
+  EXPECT_EQ(q.counters_.backoffs, 1u);
+  q.clear_ops();
+  irq_window(p, q, 40);  // back-off window 1 of 2
+  irq_window(p, q, 40);  // 2 of 2: measuring again
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_FALSE(q.did("mask"));
+  irq_window(p, q, 40);  // a full window above the watermark: the next try
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(40)).kind, Kind::park);  // slower again
+  EXPECT_EQ(p.failures(), 2u);
+  for (int w = 0; w < 3; ++w) irq_window(p, q, 40);
+  EXPECT_EQ(p.mode(), "backoff") << "the second back-off is 4 windows";
+  irq_window(p, q, 40);
+  EXPECT_EQ(p.mode(), "irq_measure");
+}
+
+// 1: exactly enter_gap_ns apart on average is dense enough (16 in 160 us).
+TEST(MeasuredPolicy, TheEnterGapIsInclusive) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq(p, q, 1, 40, Duration::us(1));  // opens the window
+  for (int i = 0; i < 15; ++i) irq(p, q, 1, 40, Duration::ns(10667));
+  EXPECT_EQ(p.mode(), "irq_measure") << "16 in 160.005 us: 10.0003 us apart";
+  MeasuredPolicy r(small());
+  FakeQueueEnv q2;
+  irq(r, q2, 1, 40, Duration::us(1));
+  for (int i = 0; i < 15; ++i) irq(r, q2, 1, 40, Duration::ns(i < 10 ? 10667 : 10666));
+  EXPECT_EQ(r.mode(), "poll_try") << "16 in exactly 160 us";
+}
+
+// 2: a try that falls behind the interrupt pace by more than the slack fails at once,
+// on an empty pass, without waiting for its window to fill.
+TEST(MeasuredPolicy, ATryBehindThePaceFailsEarly) {
+  MeasuredPolicy p(small());  // behind_slack_us 20
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(10)).kind, Kind::sleep);  // 0 in 10 us: within slack
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(30)).kind, Kind::park);   // 0 in 40 us: behind
+  EXPECT_EQ(p.mode(), "backoff");
+}
+
+// 5: the load leaving during polling ends it without a failure.
+TEST(MeasuredPolicy, LightLoadStopsPollingWithoutFailure) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  ASSERT_EQ(p.mode(), "poll_hold");
+  // Three empty passes in a row below inflight_low end polling; one at or above it restarts the count.
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(pass(p, q, 0, 1, Duration::us(30)).kind, Kind::sleep);
+  EXPECT_EQ(pass(p, q, 0, 3, Duration::us(30)).kind, Kind::sleep);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(pass(p, q, 0, 1, Duration::us(30)).kind, Kind::sleep);
+  EXPECT_EQ(pass(p, q, 0, 1, Duration::us(30)).kind, Kind::park);
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_EQ(p.failures(), 0u);
+  EXPECT_EQ(q.counters_.backoffs, 0u);
+}
+
+// While polling, an interrupt that reaches the handler only counts.
+TEST(MeasuredPolicy, InterruptWhilePollingOnlyCounts) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  q.clear_ops();
+  irq(p, q, 5, 40, Duration::us(1));
+  EXPECT_EQ(q.counters_.irq_while_polling, 1u);
+  EXPECT_TRUE(q.ops.empty()) << "no drain, no mask";
+}
+
+}  // namespace
+}  // namespace nvmesim::policy
