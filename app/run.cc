@@ -146,7 +146,7 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.remapping_busy_ns = static_cast<double>(s.remapping_busy_ns);
     m.socket_busy_ns = static_cast<double>(s.socket_busy_ns);
     m.posted_notifications = s.posted_notifications;
-    if (p.write_path()) m.write_path = write_path_figures(s.writes, p.state == DriveState::steady ? greedy_write_amplification(p.over_provisioning, p.utilization) : 1.0,
+    if (p.write_path() && s.writes.written) m.write_path = write_path_figures(s.writes, p.state == DriveState::steady ? greedy_write_amplification(p.over_provisioning, p.utilization) : 1.0,
                                                           p.units, w);
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.

@@ -89,7 +89,7 @@ struct DeviceModelFigures {
   double remapping_busy_ns = 0;       // its share of its root complex's remapping unit
   double socket_busy_ns = 0;          // and of its socket's interrupt delivery
   uint64_t posted_notifications = 0;  // posted MSIs: notifications sent for its vectors
-  // With the drive's write path (profile program_ns > 0) only.
+  // With the drive's write path (profile program_ns > 0) only, once the drive had a write.
   struct WritePath {
     double write_amplification = 1;       // the model's, from over-provisioning and utilization
     double measured_write_amplification = 1;  // programmed / host bytes programmed in the window

@@ -47,6 +47,7 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
 
 void FlashWrites::begin() {
   begun_ = true;
+  stats_.written = true;
   buffer_.preload(initial_fill_, false);
   gc_owed_ += initial_gc_ * program_bytes_ * kPpm;
 }

@@ -48,6 +48,7 @@ struct FlashWriteStats {
   // write-side operation, and of garbage collection's (relocations and erases).
   int64_t flash_busy_ns = 0;
   int64_t gc_busy_ns = 0;
+  bool written = false;  // the drive has had a write this run (its write path began)
 
   FlashWriteStats operator-(const FlashWriteStats& s) const {
     FlashWriteStats d = *this;

@@ -108,7 +108,6 @@ TEST(WritePath, ReadsWaitBehindProgramsAndErasesOnTheirTargets) {
   auto beside = testing::run(reads_at_rate(true));
   const double a = alone["jobs"][0]["latency_ns"]["mean"].get<double>();
   const double b = beside["jobs"][0]["latency_ns"]["mean"].get<double>();
-  EXPECT_EQ(write_path(alone)["reads_behind_writes"].get<uint64_t>(), 0u);
   EXPECT_GT(write_path(beside)["reads_behind_writes"].get<uint64_t>(), 0u);
   EXPECT_GT(b, 2 * a);  // a program holds a target for 500 us, a read for 50
 }
@@ -163,7 +162,7 @@ TEST(WritePath, ReadsWithoutWritesAreTheRunWithoutAWritePath) {
                         "initial_buffer_fill_max", "initial_gc_backlog_max_us"})
     doc["drives"][0]["profile"].erase(k);
   auto without = testing::run(doc);
-  with["drives"][0]["device"].erase("write_path");
+  EXPECT_FALSE(with["drives"][0]["device"].contains("write_path"));  // no write: nothing to say
   with.erase("scenario");  // the resolved profile differs by the fields themselves
   without.erase("scenario");
   EXPECT_EQ(with.dump(), without.dump());
