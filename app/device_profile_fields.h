@@ -75,6 +75,13 @@ inline constexpr DeviceField kDeviceFields[] = {
     {.key = "initial_gc_backlog_max_us", .member = &DeviceProfile::initial_gc_backlog_max, .unit = "us", .min = 0,
      .max = 1e7, .write = WriteBack::unless_default,
      .doc = "each seed starts with at most this much garbage-collection work per flash target (uniform draw)"},
+    {.key = "completion_round_ns", .member = &DeviceProfile::completion_round, .unit = "ns", .min = 0,
+     .max = 1e7, .write = WriteBack::unless_default,
+     .doc = "0: each CQE is posted when its data is done; else CQEs are posted together at round boundaries "
+            "this far apart"},
+    {.key = "completion_round_max", .member = &DeviceProfile::completion_round_max, .min = 0, .max = 1 << 20,
+     .write = WriteBack::unless_default,
+     .doc = "with completion_round_ns: at most this many CQEs per round, the rest in the next (0: no limit)"},
 };
 
 }  // namespace nvmesim

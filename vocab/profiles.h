@@ -94,6 +94,12 @@ struct DeviceProfile {
   double initial_buffer_fill_max = 0;
   Duration initial_gc_backlog_max = Duration::zero();
   bool write_path() const { return program > Duration::zero(); }
+  // How completions leave the controller. 0: each CQE is posted as soon as its data is
+  // done (the model as it was). Else in scheduling rounds every completion_round: a CQE
+  // waits for the next round boundary (multiples of it from time 0), and a round posts at
+  // most completion_round_max of them (0: no limit), the rest in the rounds after.
+  Duration completion_round = Duration::zero();
+  uint32_t completion_round_max = 0;
 };
 
 // Where an engine's completions are posted to the job's ring and when a blocked job is

@@ -245,9 +245,27 @@ void Device::on_read_data(void* self, uint64_t arg) {
   d->post_after_data(c, d->link_.to_host(c.bytes((*d->requests_)[c.cid]), d->eq_->now()));
 }
 
+// With completion rounds (profile completion_round): the round boundary a CQE ready at
+// `post` goes out at, no earlier than a round already taken, and the next one when that
+// round holds completion_round_max.
+Time Device::round_post(Time post) {
+  const int64_t r = profile_.completion_round.count_ns();
+  Time at = Time::from_ns((post.ns() + r - 1) / r * r);
+  if (profile_.completion_round_max == 0) return at;
+  if (at < round_at_) at = round_at_;
+  if (at == round_at_ && round_posts_ >= profile_.completion_round_max) at = at + profile_.completion_round;
+  if (at != round_at_) {
+    round_at_ = at;
+    round_posts_ = 0;
+  }
+  ++round_posts_;
+  return at;
+}
+
 void Device::post_after_data(DeviceCommand c, Time done) {
   const Request& r = (*requests_)[c.cid];
   Time post = done + profile_.cqe_post;
+  if (profile_.completion_round > Duration::zero()) post = round_post(post);
   if (replayed_) post = max(post, replayed_->not_before(r));  // unposted when its trace ended
   schedule_post(c.cid, c.qid, post);
 }

@@ -215,6 +215,7 @@ class Device {
   void finish_unit(DeviceCommand c);
   static void on_read_data(void* self, uint64_t command);
   void post_after_data(DeviceCommand c, Time done);  // the CQE, once its data is on the way
+  Time round_post(Time post);  // profile.completion_round > 0
   static void on_platform_message(void* self, uint64_t vector);
   static void on_replayed_unit_done(void* self, uint64_t command);
   // With the platform's ordering, a replayed command whose unit's end is recorded, or that
@@ -260,6 +261,8 @@ class Device {
   std::vector<Time> target_free_;
   sim::Rng target_rng_;
   std::optional<FlashWrites> writes_;  // the write path (profile.write_path()), on the targets
+  Time round_at_;                      // completion rounds: the latest round taken
+  uint32_t round_posts_ = 0;           // and the CQEs it posts
   std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
   // The port's messages in PCIe order: one at its root complex at a time (presented, then
   // sent), the later ones behind it, and the CQEs written behind messages not yet sent.
