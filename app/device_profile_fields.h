@@ -10,7 +10,7 @@
 
 namespace nvmesim {
 
-using DeviceField = ProfileField<DeviceProfile, CoalescingTimer, CoalescingRestart>;
+using DeviceField = ProfileField<DeviceProfile, CoalescingTimer, CoalescingRestart, DriveState>;
 
 inline constexpr DeviceField kDeviceFields[] = {
     {.key = "max_io_queues", .member = &DeviceProfile::max_io_queues, .min = 1, .max = 65535,
@@ -47,6 +47,41 @@ inline constexpr DeviceField kDeviceFields[] = {
     {.key = "coalescing_count_restart", .member = &DeviceProfile::coalescing_count_restart,
      .choices = kCoalescingRestartNames, .write = WriteBack::unless_default,
      .doc = "when the aggregation count restarts"},
+    // The write path (vocab/profiles.h, models/device/flash_writes.h): off unless program_ns
+    // > 0; every row is written back only when set, so profiles without it resolve as before.
+    {.key = "program_ns", .member = &DeviceProfile::program, .unit = "ns", .min = 0, .max = kMaxLatencyNs,
+     .write = WriteBack::unless_default,
+     .doc = "0: no write path (writes are served by `write` alone); else tPROG: how long one program of "
+            "program_kib holds its flash target"},
+    {.key = "write_buffer_kib", .member = &DeviceProfile::write_buffer_kib, .unit = "KiB", .min = 0, .max = 1 << 24,
+     .write = WriteBack::unless_default,
+     .doc = "DRAM/SLC write buffer that acknowledges writes; a write that finds it full waits for space"},
+    {.key = "program_kib", .member = &DeviceProfile::program_kib, .unit = "KiB", .min = 0, .max = 1 << 16,
+     .write = WriteBack::unless_default, .doc = "bytes one flash target programs at once"},
+    {.key = "block_kib", .member = &DeviceProfile::block_kib, .unit = "KiB", .min = 0, .max = 1 << 24,
+     .write = WriteBack::unless_default, .doc = "bytes of one target's erase block: one erase per block programmed"},
+    {.key = "erase_ns", .member = &DeviceProfile::erase, .unit = "ns", .min = 0, .max = kMaxLatencyNs,
+     .write = WriteBack::unless_default, .doc = "tBERS: how long one block erase holds its target"},
+    {.key = "over_provisioning", .member = &DeviceProfile::over_provisioning, .min = 0, .max = 100,
+     .write = WriteBack::unless_default,
+     .doc = "spare flash / user capacity; with utilization it sets the steady state's write amplification"},
+    {.key = "utilization", .member = &DeviceProfile::utilization, .min = 0.01, .max = 1,
+     .write = WriteBack::unless_default, .doc = "share of the user capacity that holds valid data"},
+    {.key = "state", .member = &DeviceProfile::state, .choices = kDriveStateNames, .write = WriteBack::unless_default,
+     .doc = "steady: preconditioned (garbage collection at its write amplification); fob: fresh out of the box"},
+    {.key = "initial_buffer_fill_max", .member = &DeviceProfile::initial_buffer_fill_max, .min = 0, .max = 1,
+     .write = WriteBack::unless_default,
+     .doc = "each seed starts the write buffer this full at most (uniform draw, share of the buffer)"},
+    {.key = "initial_gc_backlog_max_us", .member = &DeviceProfile::initial_gc_backlog_max, .unit = "us", .min = 0,
+     .max = 1e7, .write = WriteBack::unless_default,
+     .doc = "each seed starts with at most this much garbage-collection work per flash target (uniform draw)"},
+    {.key = "completion_round_ns", .member = &DeviceProfile::completion_round, .unit = "ns", .min = 0,
+     .max = 1e7, .write = WriteBack::unless_default,
+     .doc = "0: each CQE is posted when its data is done; else CQEs are posted together at round boundaries "
+            "this far apart"},
+    {.key = "completion_round_max", .member = &DeviceProfile::completion_round_max, .min = 0, .max = 1 << 20,
+     .write = WriteBack::unless_default,
+     .doc = "with completion_round_ns: at most this many CQEs per round, the rest in the next (0: no limit)"},
 };
 
 }  // namespace nvmesim

@@ -121,6 +121,26 @@ void read_device_services(JsonReader& r, DeviceProfile& d, const std::string& ba
   }
 }
 
+void check_write_path(JsonReader& r, const DeviceProfile& d) {
+  if (!d.write_path()) return;
+  const std::string on = " with the write path on (program_ns > 0)";
+  if (d.media_read <= Duration::zero())
+    r.fail("media_read_ns", "must be > 0" + on + ": programs and erases hold the flash targets reads wait for");
+  else if (d.write_buffer_kib == 0)
+    r.fail("write_buffer_kib", "must be >= 1" + on + ": writes are acknowledged from the buffer, got 0");
+  else if (d.program_kib == 0)
+    r.fail("program_kib", "must be >= 1" + on + ", got 0");
+  else if (d.write_buffer_kib < d.program_kib)
+    r.fail("write_buffer_kib", "must be >= program_kib (" + std::to_string(d.program_kib) + ")" + on + ", got " +
+                                   std::to_string(d.write_buffer_kib));
+  else if (d.block_kib < d.program_kib)
+    r.fail("block_kib", "must be >= program_kib (" + std::to_string(d.program_kib) + ")" + on + ", got " +
+                            std::to_string(d.block_kib));
+  else if (d.state == DriveState::steady && (1 + d.over_provisioning) / d.utilization <= 1.001)
+    r.fail("over_provisioning", "(1 + over_provisioning) / utilization must be > 1.001 in the steady state: with no "
+                                "spare flash garbage collection never ends, got " + (std::ostringstream() << d.over_provisioning << " / " << d.utilization).str());
+}
+
 json service_to_json(const ServiceSpec& s) {
   json j;
   switch (s.dist.kind) {

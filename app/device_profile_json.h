@@ -18,6 +18,8 @@ namespace nvmesim {
 // The read and write service-time distributions ("read", "write": both required).
 void read_device_services(JsonReader& r, DeviceProfile& d, const std::string& base_dir, std::optional<InputError>& err);
 nlohmann::json service_to_json(const ServiceSpec& s);
+// The write path's fields together (DeviceProfile::write_path): what one row's range cannot say.
+void check_write_path(JsonReader& r, const DeviceProfile& d);
 
 // The profile object at JSON pointer `path`; relative CDF files resolve against base_dir.
 template <class P, class... Enums>
@@ -27,6 +29,7 @@ P read_device_with(const nlohmann::json& j, const std::string& path, const std::
   JsonReader r(j, path, err);
   d.name = r.string("name", "device");
   read_profile_fields(r, d, fields);
+  if (r.ok()) check_write_path(r, d);
   if (!r.ok()) return d;
   read_device_services(r, d, base_dir, err);
   if (err) return d;

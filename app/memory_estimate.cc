@@ -109,6 +109,10 @@ MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trac
     drive_bytes = add(drive_bytes, add(add(sizeof(Device), kHistogramBytes + kResultsPerObject), mul(cores, 2 * sizeof(uint32_t))));
     // With media_read, when each flash target is free (Device::target_free_).
     if (d.profile.media_read > Duration::zero()) drive_bytes = add(drive_bytes, mul(d.profile.units, sizeof(Time)));
+    // With the write path, each target's last operation's end and its place among the free
+    // ones (FlashWrites::op_end_, free_).
+    if (d.profile.write_path() && d.profile.media_read > Duration::zero())
+      drive_bytes = add(drive_bytes, mul(d.profile.units, sizeof(Time) + sizeof(uint32_t)));
   }
   e.parts.push_back({"requests", sc.jobs.empty() ? "/jobs" : "/jobs/" + std::to_string(req_job) + "/iodepth", mul(requests, kPerRequest)});
   e.parts.push_back({"queue memory", "/queue_depth", queue_bytes});

@@ -150,6 +150,16 @@ class Checker {
       share(at + ".device.unit_utilization", m.unit_utilization);
       share(at + ".device.link_utilization", m.link_utilization);
       if (!(m.mean_unit_wait_ns >= 0)) fail(at + ".device.mean_unit_wait_ns", m.mean_unit_wait_ns, ", negative");
+      if (m.write_path) {  // reads and write-side operations hold a target one at a time
+        const DeviceModelFigures::WritePath& wp = *m.write_path;
+        share(at + ".device.write_path.flash_write_utilization", wp.flash_write_utilization);
+        share(at + ".device.write_path.gc_utilization", wp.gc_utilization);
+        if (wp.gc_utilization > wp.flash_write_utilization + 1e-9 || m.unit_utilization + wp.flash_write_utilization > 1 + 1e-9)
+          fail(at + ".device.write_path", "targets held more than the window: reads ", m.unit_utilization, ", writes ",
+               wp.flash_write_utilization, ", of which GC ", wp.gc_utilization);
+        if (!(wp.measured_write_amplification >= 1))
+          fail(at + ".device.write_path.measured_write_amplification", wp.measured_write_amplification, ", below 1");
+      }
       if (m.remapping_busy_ns < 0 || m.socket_busy_ns < 0)
         fail(at + ".device.platform", "a negative busy time (", m.remapping_busy_ns, ", ", m.socket_busy_ns, ")");
       const double iops_max = sc_.drives[d].profile.iops_max;

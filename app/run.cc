@@ -16,6 +16,7 @@
 #include "app/replay_report.h"
 #include "app/result_invariants.h"
 #include "app/run_record.h"
+#include "models/device/write_amplification.h"
 #include "models/system/partition.h"
 #include "models/host/platform_placement.h"
 #include "models/system/system.h"
@@ -93,6 +94,26 @@ void add_queues(const System& sys, results::RunRecord& r, std::vector<Figures>& 
   }
 }
 
+// A drive's write path over the window (DeviceStats::writes).
+results::DeviceModelFigures::WritePath write_path_figures(const FlashWriteStats& s, double wa, uint32_t targets, double w) {
+  results::DeviceModelFigures::WritePath f;
+  const auto mean = [](Duration sum, uint64_t n) { return n ? static_cast<double>(sum.count_ns()) / static_cast<double>(n) : 0.0; };
+  f.write_amplification = wa;
+  if (s.host_bytes_programmed > 0)
+    f.measured_write_amplification = static_cast<double>(s.host_bytes_programmed + s.gc_bytes_programmed) /
+                                     static_cast<double>(s.host_bytes_programmed);
+  f.host_programs = s.host_programs;
+  f.gc_programs = s.gc_programs;
+  f.erases = s.erases;
+  f.buffer_stalls = s.buffer_stalls;
+  f.mean_buffer_wait_ns = mean(s.buffer_wait, s.buffer_stalls);
+  f.reads_behind_writes = s.reads_behind_writes;
+  f.mean_read_wait_behind_writes_ns = mean(s.read_wait_behind_writes, s.reads_behind_writes);
+  f.flash_write_utilization = static_cast<double>(s.flash_busy_ns) / (static_cast<double>(targets) * w);
+  f.gc_utilization = static_cast<double>(s.gc_busy_ns) / (static_cast<double>(targets) * w);
+  return f;
+}
+
 // The drives' and cores' records.
 void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRecord& r, std::vector<Figures>& d_fig) {
   const Duration window = sys.window();
@@ -125,6 +146,8 @@ void add_drives_and_cores(const System& sys, const Scenario& sc, results::RunRec
     m.remapping_busy_ns = static_cast<double>(s.remapping_busy_ns);
     m.socket_busy_ns = static_cast<double>(s.socket_busy_ns);
     m.posted_notifications = s.posted_notifications;
+    if (p.write_path() && s.writes.written) m.write_path = write_path_figures(s.writes, p.state == DriveState::steady ? greedy_write_amplification(p.over_provisioning, p.utilization) : 1.0,
+                                                          p.units, w);
     dr.model = m;
     // Drive-level policy state (coalesce_adaptive); empty for per-queue policies.
     for (const auto& e : sys.drive_timeline(static_cast<uint32_t>(d))) dr.timeline.push_back(entry_of(e));

@@ -58,6 +58,20 @@ json drive_json(const DriveRecord& d, Duration window) {
     dev["msix_held_by_mask"] = x.msix_held_by_mask;
     dev["postings_coalesced"] = x.postings_coalesced;
     dev["admin_commands"] = x.admin_commands;
+    if (x.write_path) {
+      const DeviceModelFigures::WritePath& wp = *x.write_path;
+      dev["write_path"] = {{"write_amplification", wp.write_amplification},
+                           {"measured_write_amplification", wp.measured_write_amplification},
+                           {"host_programs", wp.host_programs},
+                           {"gc_programs", wp.gc_programs},
+                           {"erases", wp.erases},
+                           {"buffer_stalls", wp.buffer_stalls},
+                           {"mean_buffer_wait_ns", wp.mean_buffer_wait_ns},
+                           {"reads_behind_writes", wp.reads_behind_writes},
+                           {"mean_read_wait_behind_writes_ns", wp.mean_read_wait_behind_writes_ns},
+                           {"flash_write_utilization", frac(wp.flash_write_utilization)},
+                           {"gc_utilization", frac(wp.gc_utilization)}};
+    }
     if (x.platform) {
       const auto w = static_cast<double>(window.count_ns());
       dev["platform"] = {{"socket", x.socket},

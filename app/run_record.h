@@ -89,6 +89,19 @@ struct DeviceModelFigures {
   double remapping_busy_ns = 0;       // its share of its root complex's remapping unit
   double socket_busy_ns = 0;          // and of its socket's interrupt delivery
   uint64_t posted_notifications = 0;  // posted MSIs: notifications sent for its vectors
+  // With the drive's write path (profile program_ns > 0) only, once the drive had a write.
+  struct WritePath {
+    double write_amplification = 1;       // the model's, from over-provisioning and utilization
+    double measured_write_amplification = 1;  // programmed / host bytes programmed in the window
+    uint64_t host_programs = 0, gc_programs = 0, erases = 0;
+    uint64_t buffer_stalls = 0;           // writes that waited for buffer space
+    double mean_buffer_wait_ns = 0;       // over those writes
+    uint64_t reads_behind_writes = 0;     // reads that waited for a program or erase on their target
+    double mean_read_wait_behind_writes_ns = 0;
+    double flash_write_utilization = 0;   // target time of programs, relocations and erases / (targets x window)
+    double gc_utilization = 0;            // of which relocations and erases
+  };
+  std::optional<WritePath> write_path;
 };
 
 struct DriveRecord {

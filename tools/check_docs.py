@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-REFERENCE_PAGES = ["docs/calibration.md", "docs/calibrating.md", "docs/reliability.md", "docs/performance.md"]
+REFERENCE_PAGES = ["docs/calibration.md", "docs/calibrating.md", "docs/reliability.md", "docs/performance.md", "docs/drive-model.md"]
 
 DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 FENCE = re.compile(r"^\s*(```|~~~)")

@@ -38,6 +38,12 @@ enum class CoalescingTimer : uint8_t { per_vector, controller };
 // (entries the host has consumed no longer count).
 enum class CoalescingRestart : uint8_t { on_signal, on_cq_doorbell };
 
+// How a drive with a write path starts a run (its preconditioning): fresh out of the box
+// (every block erased, nothing to collect: write amplification 1) or in the steady state of
+// SNIA PTS's preconditioning (the full span written twice with 4 KiB random writes: garbage
+// collection at the write amplification of its over-provisioning and utilization).
+enum class DriveState : uint8_t { steady, fob };
+
 struct DeviceProfile {
   std::string name;
   uint32_t max_io_queues = 128;     // I/O queue pairs the controller offers
@@ -67,6 +73,33 @@ struct DeviceProfile {
   uint32_t msix_table_size = 0;
   CoalescingTimer coalescing_timer = CoalescingTimer::per_vector;
   CoalescingRestart coalescing_count_restart = CoalescingRestart::on_signal;
+  // The write path (models/device/flash_writes.h), on when program > 0 (needs media_read
+  // > 0: the targets are the ones reads use). Writes are acknowledged from a write buffer
+  // of write_buffer_kib; the buffer drains by programs of program_kib on the flash targets,
+  // each holding its target for `program`; garbage collection adds (WA - 1) relocations per
+  // programmed random byte (a read of media_read and a program each) and an erase of `erase`
+  // per block_kib programmed, WA from over_provisioning and utilization
+  // (models/device/write_amplification.h). A write that finds the buffer full waits for
+  // space. Off: a write is served by `write` alone and holds no target (the model as it was).
+  Duration program = Duration::zero();   // tPROG of one program_kib program
+  uint32_t write_buffer_kib = 0;         // DRAM/SLC write buffer
+  uint32_t program_kib = 0;              // bytes one target programs at once
+  uint32_t block_kib = 0;                // bytes of one target's erase block
+  Duration erase = Duration::zero();     // tBERS
+  double over_provisioning = 0;          // spare / user capacity
+  double utilization = 1;                // share of the user capacity holding valid data
+  DriveState state = DriveState::steady;
+  // Run-to-run spread: each seed starts the drive with buffer fill ~ U[0, max] of the
+  // buffer and a garbage-collection backlog ~ U[0, max] of work per target.
+  double initial_buffer_fill_max = 0;
+  Duration initial_gc_backlog_max = Duration::zero();
+  bool write_path() const { return program > Duration::zero(); }
+  // How completions leave the controller. 0: each CQE is posted as soon as its data is
+  // done (the model as it was). Else in scheduling rounds every completion_round: a CQE
+  // waits for the next round boundary (multiples of it from time 0), and a round posts at
+  // most completion_round_max of them (0: no limit), the rest in the rounds after.
+  Duration completion_round = Duration::zero();
+  uint32_t completion_round_max = 0;
 };
 
 // Where an engine's completions are posted to the job's ring and when a blocked job is
@@ -243,6 +276,7 @@ struct HostProfile {
 // The profile's word for each choice, in enum order (loader, resolved scenario, schema).
 inline constexpr std::array<const char*, 2> kCoalescingTimerNames = {"per_vector", "controller"};
 inline constexpr std::array<const char*, 2> kCoalescingRestartNames = {"on_signal", "on_cq_doorbell"};
+inline constexpr std::array<const char*, 2> kDriveStateNames = {"steady", "fob"};
 inline constexpr std::array<const char*, 3> kInterruptRemappingNames = {"off", "remappable", "posted"};
 inline constexpr std::array<const char*, 4> kCompletionPostingNames = {
     "in_completer_wake_at_min", "in_completer_wake_each", "in_task_wake_each", "in_task_wake_at_min"};

@@ -14,6 +14,7 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       target_done_(eq.bind(&Device::on_target_done, this)),
       cqe_post_(eq.bind(&Device::on_cqe_post, this)),
       port_turn_(eq.bind(&Device::on_port_turn, this)),
+      flash_done_(eq.bind(&Device::on_flash_done, this)),
       profile_(profile),
       index_(index),
       rng_(seed, sim::stream_key("device", index)),
@@ -26,6 +27,9 @@ Device::Device(sim::EventQueue& eq, const DeviceProfile& profile, uint32_t index
       target_rng_(seed, sim::stream_key("flash_target", index)) {
   fe_gap_ps_ = profile.iops_max > 0 ? ps::clamp(1e12 / profile.iops_max) : 0;
   if (profile.media_read > Duration::zero()) target_free_.assign(profile.units, Time{});
+  // profile_, not profile: FlashWrites keeps a pointer to it.
+  if (profile.write_path() && !target_free_.empty())
+    writes_.emplace(profile_, target_free_, eq, flash_done_, window_, seed, index);
 }
 
 uint32_t Device::add_queue(QueueMemory* mem, uint32_t depth, uint32_t vector, bool interrupts_enabled) {
@@ -164,11 +168,17 @@ void Device::on_unit_done(void* self, uint64_t arg) {
 // A read waits for its flash target in the order reads reach it (front-end order, as for
 // the pool), so its start is known now: one event, at its end, and no waiting list.
 void Device::start_on_target(DeviceCommand c, Time ready) {
+  if (c.write && writes_) {  // acknowledged once the write buffer has room for it
+    if (writes_->admit(c.pack(), ready, c.bytes((*requests_)[c.cid]))) start_write(c, ready);
+    return;
+  }
   const Duration s = (c.write ? write_time_ : read_time_).draw(rng_, c.bytes((*requests_)[c.cid]));
   Time start = ready;
   if (!c.write) {
-    Time& free = target_free_[target_rng_.below(target_free_.size())];
+    const auto t = static_cast<uint32_t>(target_rng_.below(target_free_.size()));
+    Time& free = target_free_[t];
     start = max(ready, free);
+    if (writes_) writes_->read_waited(t, ready, start);
     free = start + min(s, profile_.media_read);
     stats_.unit_busy += Duration::ns(window_.in_ns(start.ns(), free.ns()));
     stats_.queue_wait += start - ready;
@@ -178,7 +188,34 @@ void Device::start_on_target(DeviceCommand c, Time ready) {
 }
 
 void Device::on_target_done(void* self, uint64_t arg) {
-  static_cast<Device*>(self)->finish_unit(DeviceCommand::unpack(arg));
+  auto* d = static_cast<Device*>(self);
+  const DeviceCommand c = DeviceCommand::unpack(arg);
+  if (c.write && d->writes_) {
+    const Request& r = (*d->requests_)[c.cid];
+    d->writes_->acknowledged(c.bytes(r), r.sequential);
+  }
+  d->finish_unit(c);
+}
+
+void Device::start_write(DeviceCommand c, Time start) {
+  const Duration s = write_time_.draw(rng_, c.bytes((*requests_)[c.cid]));
+  ++stats_.waits;
+  eq_->schedule(start + s, target_done_, c.pack());
+}
+
+// A program or erase ended: its space goes to the writes waiting for it, in their order,
+// and its target takes the next operation.
+void Device::on_flash_done(void* self, uint64_t arg) {
+  auto* d = static_cast<Device*>(self);
+  d->writes_->finish(arg);
+  const Time now = d->eq_->now();
+  WriteBuffer::Waiting w;
+  while (d->writes_->next_admitted(&w)) {
+    const Time start = max(now, w.ready);
+    d->writes_->count_buffer_wait(start - w.ready);
+    d->start_write(DeviceCommand::unpack(w.command), start);
+  }
+  d->writes_->dispatch();
 }
 
 // A command's unit is done: its read data go to the host, then its CQE is posted.
@@ -208,9 +245,27 @@ void Device::on_read_data(void* self, uint64_t arg) {
   d->post_after_data(c, d->link_.to_host(c.bytes((*d->requests_)[c.cid]), d->eq_->now()));
 }
 
+// With completion rounds (profile completion_round): the round boundary a CQE ready at
+// `post` goes out at, no earlier than a round already taken, and the next one when that
+// round holds completion_round_max.
+Time Device::round_post(Time post) {
+  const int64_t r = profile_.completion_round.count_ns();
+  Time at = Time::from_ns((post.ns() + r - 1) / r * r);
+  if (profile_.completion_round_max == 0) return at;
+  if (at < round_at_) at = round_at_;
+  if (at == round_at_ && round_posts_ >= profile_.completion_round_max) at = at + profile_.completion_round;
+  if (at != round_at_) {
+    round_at_ = at;
+    round_posts_ = 0;
+  }
+  ++round_posts_;
+  return at;
+}
+
 void Device::post_after_data(DeviceCommand c, Time done) {
   const Request& r = (*requests_)[c.cid];
   Time post = done + profile_.cqe_post;
+  if (profile_.completion_round > Duration::zero()) post = round_post(post);
   if (replayed_) post = max(post, replayed_->not_before(r));  // unposted when its trace ended
   schedule_post(c.cid, c.qid, post);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/device/device_command.h"
+#include "models/device/flash_writes.h"
 #include "models/device/msix_vectors.h"
 #include "models/device/pcie_link.h"
 #include "models/device/picoseconds.h"
@@ -58,6 +59,7 @@ struct DeviceStats {
   // and the posted notifications sent for its vectors).
   int64_t remapping_busy_ns = 0;
   int64_t socket_busy_ns = 0;
+  FlashWriteStats writes;  // the write path (DeviceProfile::write_path), else all zero
 
   DeviceStats operator-(const DeviceStats& start) const {
     DeviceStats d = *this;
@@ -70,6 +72,7 @@ struct DeviceStats {
     d.waits -= start.waits;
     d.admin_commands -= start.admin_commands;
     d.posted_notifications -= start.posted_notifications;
+    d.writes = writes - start.writes;
     return d;
   }
 };
@@ -142,6 +145,7 @@ class Device {
     s.link_busy_ps = link_.busy_ps();
     s.msix_held = vectors_.held();
     s.coalesced = vectors_.coalesced();
+    if (writes_) s.writes = writes_->stats();
     return s;
   }
   uint32_t index() const { return index_; }
@@ -176,6 +180,8 @@ class Device {
   void front_end_turn();
   static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
   static void on_target_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
+  static void on_flash_done(void* self, uint64_t arg);   // arg: FlashWrites' operation
+  void start_write(DeviceCommand c, Time start);         // admitted to the write buffer
   static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
   static void on_admin_done(void* self, uint64_t arg);
 
@@ -209,6 +215,7 @@ class Device {
   void finish_unit(DeviceCommand c);
   static void on_read_data(void* self, uint64_t command);
   void post_after_data(DeviceCommand c, Time done);  // the CQE, once its data is on the way
+  Time round_post(Time post);  // profile.completion_round > 0
   static void on_platform_message(void* self, uint64_t vector);
   static void on_replayed_unit_done(void* self, uint64_t command);
   // With the platform's ordering, a replayed command whose unit's end is recorded, or that
@@ -229,7 +236,7 @@ class Device {
 
   sim::EventQueue* eq_;
   // The per-command handlers, bound once (sim::EventQueue::bind).
-  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, target_done_, cqe_post_, port_turn_;
+  sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, target_done_, cqe_post_, port_turn_, flash_done_;
   DeviceProfile profile_;
   uint32_t index_;
   sim::Rng rng_;
@@ -253,6 +260,9 @@ class Device {
   // target (its own, so that the service times drawn stay those of the pool).
   std::vector<Time> target_free_;
   sim::Rng target_rng_;
+  std::optional<FlashWrites> writes_;  // the write path (profile.write_path()), on the targets
+  Time round_at_;                      // completion rounds: the latest round taken
+  uint32_t round_posts_ = 0;           // and the CQEs it posts
   std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
   // The port's messages in PCIe order: one at its root complex at a time (presented, then
   // sent), the later ones behind it, and the CQEs written behind messages not yet sent.

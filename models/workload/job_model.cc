@@ -170,6 +170,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
       r.command = j.replay_commands[j.replay_next++];
       r.bytes = cmd->bytes;
       r.write = cmd->write;
+      r.sequential = false;  // a trace says nothing of the pattern: random, as the drive assumes
     } else {
       if (++j.next_target == j.queues.size()) j.next_target = 0;
       r.bytes = js.bs;
@@ -178,6 +179,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
         case RwMode::randwrite: case RwMode::write: r.write = true; break;
         case RwMode::randrw: case RwMode::rw: r.write = j.rng.below(100) >= js.rwmixread; break;
       }
+      r.sequential = js.rw == RwMode::read || js.rw == RwMode::write || js.rw == RwMode::rw;
     }
     if (!q.sq.doorbell_needed()) ++doorbells;  // first SQE for this queue in the batch
     q.mem.sq[q.sq.push()] = rid;

@@ -19,6 +19,7 @@ struct Request {
   uint32_t qid = 0;      // I/O queue index within its drive
   uint32_t bytes = 4096;
   bool write = false;
+  bool sequential = false;  // of a sequential job (rw read/write/rw): the drive's write path collects none of it
 };
 
 }  // namespace nvmesim

@@ -35,7 +35,7 @@ TEST(Schema, ProfileTablesEntriesAreTheShippedOnes) {
 struct Extended : DeviceProfile {
   uint32_t spare_units = 7;
 };
-using ExtendedField = ProfileField<Extended, CoalescingTimer, CoalescingRestart>;
+using ExtendedField = ProfileField<Extended, CoalescingTimer, CoalescingRestart, DriveState>;
 
 std::vector<ExtendedField> extended_table() {
   auto rows = rebase_fields<Extended>(std::span<const DeviceField>(kDeviceFields));

@@ -1,0 +1,122 @@
+#include "models/device/flash_writes.h"
+
+#include <cassert>
+#include <cmath>
+
+#include "models/device/write_amplification.h"
+#include "sim/rng.h"
+
+namespace nvmesim {
+
+namespace {
+constexpr uint64_t kPpm = 1000000;
+constexpr uint32_t kTargetBits = 21;  // units <= 1 << 20
+constexpr uint32_t kKindBits = 2;
+}  // namespace
+
+FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim::EventQueue& eq,
+                         sim::EventQueue::Bound done, const ps::MeasuredWindow& window, uint64_t seed, uint32_t index)
+    : p_(&p),
+      targets_(&targets),
+      eq_(&eq),
+      done_(done),
+      window_(&window),
+      buffer_(uint64_t{p.write_buffer_kib} * 1024),
+      op_end_(targets.size(), Time::never()),
+      program_bytes_(uint64_t{p.program_kib} * 1024),
+      block_bytes_(uint64_t{p.block_kib} * 1024) {
+  assert(p.write_path() && !targets.empty() && program_bytes_ > 0 && block_bytes_ >= program_bytes_);
+  for (uint32_t t = 0; t < targets.size(); ++t) free_.push_back(t);
+  collects_ = p.state == DriveState::steady;
+  if (collects_) {
+    wa_ = greedy_write_amplification(p.over_provisioning, p.utilization);
+    wa_extra_ppm_ = static_cast<uint64_t>(std::llround((wa_ - 1) * static_cast<double>(kPpm)));
+  }
+  // The initial state: its own stream, drawn whether or not it is used, so that nothing
+  // else's draws depend on it.
+  sim::Rng rng(seed, sim::stream_key("drive_state", index));
+  const double fill = rng.uniform() * p.initial_buffer_fill_max;
+  const double backlog = rng.uniform();
+  initial_fill_ = static_cast<uint64_t>(fill * static_cast<double>(buffer_.capacity()));
+  if (collects_) {
+    const double per_op = static_cast<double>((p.media_read + p.program).count_ns());
+    initial_gc_ = static_cast<uint64_t>(backlog * static_cast<double>(p.initial_gc_backlog_max.count_ns()) / per_op *
+                                        static_cast<double>(targets.size()));
+  }
+}
+
+void FlashWrites::begin() {
+  begun_ = true;
+  stats_.written = true;
+  buffer_.preload(initial_fill_, false);
+  gc_owed_ += initial_gc_ * program_bytes_ * kPpm;
+}
+
+bool FlashWrites::admit(uint64_t command, Time ready, uint32_t bytes) {
+  if (!begun_) begin();
+  const bool now = buffer_.admit(command, ready, bytes);
+  if (!now) dispatch();  // a full buffer of data short of a program: program what it holds
+  return now;
+}
+
+void FlashWrites::acknowledged(uint32_t bytes, bool sequential) {
+  buffer_.acknowledged(bytes, sequential);
+  dispatch();
+}
+
+void FlashWrites::start(uint32_t target, Kind kind, Duration d, uint64_t bytes) {
+  Time& free = (*targets_)[target];
+  const Time begin = max(eq_->now(), free);
+  free = begin + d;
+  op_end_[target] = free;
+  const int64_t busy = window_->in_ns(begin.ns(), free.ns());
+  stats_.flash_busy_ns += busy;
+  if (kind != kHost) stats_.gc_busy_ns += busy;
+  eq_->schedule(free, done_, (bytes << (kTargetBits + kKindBits)) | (uint64_t{kind} << kTargetBits) | target);
+}
+
+void FlashWrites::dispatch() {
+  while (!free_.empty()) {
+    const uint32_t t = free_.front();
+    if (gc_owed_ >= program_bytes_ * kPpm) {  // 1. a relocation
+      gc_owed_ -= program_bytes_ * kPpm;
+      erase_credit_ += program_bytes_;
+      ++stats_.gc_programs;
+      stats_.gc_bytes_programmed += program_bytes_;
+      free_.pop_front();
+      start(t, kGc, p_->media_read + p_->program, 0);
+    } else if (erase_credit_ >= block_bytes_) {  // 2. an erase
+      erase_credit_ -= block_bytes_;
+      ++stats_.erases;
+      free_.pop_front();
+      start(t, kErase, p_->erase, 0);
+    } else if (buffer_.dirty() >= program_bytes_ ||
+               (buffer_.dirty() > 0 && buffer_.has_waiting() && host_in_flight_ == 0)) {  // 3. a host program
+      uint64_t random = 0;
+      const uint64_t n = buffer_.take_dirty(program_bytes_, &random);
+      if (collects_) {
+        gc_owed_ += wa_extra_ppm_ * random;
+        erase_credit_ += n;
+      }
+      ++host_in_flight_;
+      ++stats_.host_programs;
+      stats_.host_bytes_programmed += n;
+      free_.pop_front();
+      start(t, kHost, p_->program, n);
+    } else {
+      return;
+    }
+  }
+}
+
+void FlashWrites::finish(uint64_t arg) {
+  const auto target = static_cast<uint32_t>(arg & ((uint64_t{1} << kTargetBits) - 1));
+  const auto kind = static_cast<Kind>((arg >> kTargetBits) & ((uint64_t{1} << kKindBits) - 1));
+  if (kind == kHost) {
+    --host_in_flight_;
+    buffer_.programmed(arg >> (kTargetBits + kKindBits));
+  }
+  free_.push_back(target);
+}
+
+}  // namespace nvmesim

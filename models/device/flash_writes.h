@@ -1,0 +1,128 @@
+// The write path of a drive (DeviceProfile::write_path): the write buffer and the flash
+// work that drains it, on the same flash targets reads wait for (Device::start_on_target).
+//
+// Each target does one write-side operation at a time, taken when it is free of the
+// previous one, in this order:
+//   1. a garbage-collection relocation, while relocations are owed: a read of the victim's
+//      valid data (media_read) and its program (program), program_kib moved;
+//   2. an erase (erase), once a block's worth (block_kib) has been programmed since the last;
+//   3. a host program of program_kib of the buffer's acknowledged data (or less, when
+//      writes wait for space and no other program would free it), which owes (WA - 1)
+//      relocations per random byte it programs (sequential writes invalidate whole blocks:
+//      none). Its bytes leave the buffer when it ends.
+// An operation holds its target from when the reads booked on it before are done; reads
+// booked after wait behind it (read/write interference). Fresh out of the box (state fob)
+// nothing is collected or erased. So the steady state's rate of host data is
+//   targets x program_kib / (program + (WA - 1) (media_read + program) + WA x program_kib /
+//   block_kib x erase),
+// and a random-write workload faster than that fills the buffer and waits for its space.
+//
+// The run starts with a state drawn from the profile by the drive's own stream
+// ("drive_state", its index): buffer fill and GC backlog, applied at its first write, so
+// that a run without writes is the run it was without a write path.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/device/picoseconds.h"
+#include "models/device/write_buffer.h"
+#include "models/system/ring_fifo.h"
+#include "sim/event_queue.h"
+#include "vocab/profiles.h"
+#include "vocab/time.h"
+
+namespace nvmesim {
+
+struct FlashWriteStats {
+  uint64_t host_programs = 0;
+  uint64_t gc_programs = 0;       // relocations
+  uint64_t erases = 0;
+  uint64_t host_bytes_programmed = 0;
+  uint64_t gc_bytes_programmed = 0;
+  uint64_t buffer_stalls = 0;     // writes that found the buffer full and waited for space
+  Duration buffer_wait;           // their waits
+  uint64_t reads_behind_writes = 0;  // reads whose target was held by a program or erase
+  Duration read_wait_behind_writes;  // and their waits
+  // Inside the measured window only (as DeviceStats' busy figures): target time of every
+  // write-side operation, and of garbage collection's (relocations and erases).
+  int64_t flash_busy_ns = 0;
+  int64_t gc_busy_ns = 0;
+  bool written = false;  // the drive has had a write this run (its write path began)
+
+  FlashWriteStats operator-(const FlashWriteStats& s) const {
+    FlashWriteStats d = *this;
+    d.host_programs -= s.host_programs;
+    d.gc_programs -= s.gc_programs;
+    d.erases -= s.erases;
+    d.host_bytes_programmed -= s.host_bytes_programmed;
+    d.gc_bytes_programmed -= s.gc_bytes_programmed;
+    d.buffer_stalls -= s.buffer_stalls;
+    d.buffer_wait -= s.buffer_wait;
+    d.reads_behind_writes -= s.reads_behind_writes;
+    d.read_wait_behind_writes -= s.read_wait_behind_writes;
+    return d;
+  }
+};
+
+class FlashWrites {
+ public:
+  // `targets`: each flash target's free time, shared with the reads; `done`: the owner's
+  // handler of an operation's end (it calls finish, then admits waiting writes, then dispatch).
+  FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim::EventQueue& eq, sim::EventQueue::Bound done,
+              const ps::MeasuredWindow& window, uint64_t seed, uint32_t index);
+
+  // A write reached the buffer at `ready`: true if admitted now, else it waits (next_admitted).
+  bool admit(uint64_t command, Time ready, uint32_t bytes);
+  bool next_admitted(WriteBuffer::Waiting* w) { return buffer_.admit_waiting(w); }
+  // An admitted write was acknowledged: its data can be programmed.
+  void acknowledged(uint32_t bytes, bool sequential);
+  // An operation ended (the event's argument); its target is free for the next.
+  void finish(uint64_t arg);
+  // Starts operations on free targets while there is work.
+  void dispatch();
+  // A read on `target` starting at `start` instead of `ready`: counts it if the target was
+  // held by a write-side operation then.
+  void read_waited(uint32_t target, Time ready, Time start) {
+    if (start > ready && start == op_end_[target]) {
+      ++stats_.reads_behind_writes;
+      stats_.read_wait_behind_writes += start - ready;
+    }
+  }
+
+  const FlashWriteStats& stats() const { return stats_; }
+  double write_amplification() const { return wa_; }
+  void count_buffer_wait(Duration d) {
+    ++stats_.buffer_stalls;
+    stats_.buffer_wait += d;
+  }
+
+ private:
+  enum Kind : uint64_t { kHost = 0, kGc = 1, kErase = 2 };
+  void start(uint32_t target, Kind kind, Duration d, uint64_t bytes);
+  void begin();  // the drawn initial state, at the first write
+
+  const DeviceProfile* p_;
+  std::vector<Time>* targets_;
+  sim::EventQueue* eq_;
+  sim::EventQueue::Bound done_;
+  const ps::MeasuredWindow* window_;
+  WriteBuffer buffer_;
+  std::vector<Time> op_end_;        // end of each target's last write-side operation
+  RingFifo<uint32_t> free_;         // targets with no write-side operation, in the order freed
+  uint64_t program_bytes_;
+  uint64_t block_bytes_;
+  double wa_ = 1;
+  bool collects_ = false;           // steady state: relocations and erases
+  // Relocations owed, in millionths of a program (integer: no drift); erase credit in bytes.
+  uint64_t wa_extra_ppm_ = 0;       // (WA - 1) x 1e6
+  uint64_t gc_owed_ = 0;
+  uint64_t erase_credit_ = 0;
+  uint32_t host_in_flight_ = 0;
+  bool begun_ = false;
+  uint64_t initial_fill_ = 0;       // drawn
+  uint64_t initial_gc_ = 0;         // drawn, relocations
+  FlashWriteStats stats_;
+};
+
+}  // namespace nvmesim

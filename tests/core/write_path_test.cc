@@ -1,0 +1,204 @@
+// The drive's write path (models/device/flash_writes.h): a write buffer drained by programs
+// on the flash targets reads use, garbage collection at the write amplification of its
+// over-provisioning, and what that does to writes' rate, to reads beside them and from seed
+// to seed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "app/run_record.h"
+#include "models/device/write_amplification.h"
+#include "tests/core/sim_helpers.h"
+
+namespace nvmesim {
+namespace {
+
+using nlohmann::json;
+
+// Eight targets programming 16 KiB in 500 us, 1 MiB blocks erased in 3 ms, 28% spare.
+constexpr double kTargets = 8, kProgramNs = 500000, kProgramBytes = 16384, kBlockBytes = 1 << 20, kEraseNs = 3e6,
+                 kMediaReadNs = 50000, kOp = 0.28;
+
+json small_drive_writes(const char* rw = "randwrite") {
+  auto doc = testing::ideal_scenario();
+  auto& p = doc["drives"][0]["profile"];
+  p["units"] = kTargets;
+  p["media_read_ns"] = kMediaReadNs;
+  p["read"] = {{"dist", "constant"}, {"mean_ns", 60000}};
+  p["program_ns"] = kProgramNs;
+  p["program_kib"] = kProgramBytes / 1024;
+  p["block_kib"] = kBlockBytes / 1024;
+  p["erase_ns"] = kEraseNs;
+  p["over_provisioning"] = kOp;
+  p["write_buffer_kib"] = 256;
+  doc["jobs"][0]["rw"] = rw;
+  doc["jobs"][0]["iodepth"] = 64;
+  doc["duration_us"] = 200000;
+  doc["warmup_us"] = 20000;
+  return doc;
+}
+
+const json& write_path(const json& r) { return r["drives"][0]["device"]["write_path"]; }
+
+TEST(WriteAmplification, MatchesXiangAndKurkoskisCheckAndGrowsAsSpareShrinks) {
+  EXPECT_NEAR(greedy_write_amplification(0.3, 1.0), 2.36, 0.005);  // their simulation: 2.35
+  EXPECT_GT(greedy_write_amplification(0.07, 1.0), greedy_write_amplification(0.28, 1.0));
+  // Half the user capacity in use is as much spare as 2.56 x over-provisioning of it.
+  EXPECT_DOUBLE_EQ(greedy_write_amplification(0.28, 0.5), greedy_write_amplification(1.56, 1.0));
+  EXPECT_TRUE(std::isinf(greedy_write_amplification(0.0, 1.0)));
+}
+
+TEST(WritePath, SteadyStateRandomWritesRunAtTheProgramRateOverTheWriteAmplification) {
+  auto r = testing::run(small_drive_writes());
+  const double wa = greedy_write_amplification(kOp, 1.0);
+  // Target time per host program: its program, WA - 1 relocations (read + program), and
+  // WA x program / block of an erase.
+  const double per_program = kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs;
+  const double iops = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  EXPECT_NEAR(r["aggregate"]["iops"].get<double>(), iops, 0.02 * iops);
+  EXPECT_NEAR(write_path(r)["measured_write_amplification"].get<double>(), wa, 0.01 * wa);
+  EXPECT_GT(write_path(r)["buffer_stalls"].get<uint64_t>(), 0u);  // the buffer is full: writes wait for space
+  EXPECT_GT(write_path(r)["erases"].get<uint64_t>(), 0u);
+  EXPECT_GT(write_path(r)["flash_write_utilization"].get<double>(), 0.99);
+}
+
+TEST(WritePath, FreshOutOfTheBoxWritesAtTheProgramRateAndFasterThanSteady) {
+  auto doc = small_drive_writes();
+  auto steady = testing::run(doc);
+  doc["drives"][0]["profile"]["state"] = "fob";
+  auto fob = testing::run(doc);
+  const double iops = kTargets * kProgramBytes / (kProgramNs * 1e-9) / 4096;
+  EXPECT_NEAR(fob["aggregate"]["iops"].get<double>(), iops, 0.02 * iops);
+  EXPECT_EQ(write_path(fob)["gc_programs"].get<uint64_t>(), 0u);
+  EXPECT_EQ(write_path(fob)["erases"].get<uint64_t>(), 0u);
+  EXPECT_GT(fob["aggregate"]["iops"].get<double>(), 2 * steady["aggregate"]["iops"].get<double>());
+}
+
+TEST(WritePath, SequentialWritesAreErasedButNotCollected) {
+  auto r = testing::run(small_drive_writes("write"));
+  const double per_program = kProgramNs + kProgramBytes / kBlockBytes * kEraseNs;
+  const double iops = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  EXPECT_NEAR(r["aggregate"]["iops"].get<double>(), iops, 0.02 * iops);
+  EXPECT_EQ(write_path(r)["gc_programs"].get<uint64_t>(), 0u);
+  EXPECT_GT(write_path(r)["erases"].get<uint64_t>(), 0u);
+}
+
+TEST(WritePath, WritesThatFitTheBufferAreAcknowledgedAtTheWriteServiceTime) {
+  auto doc = small_drive_writes();
+  doc["jobs"][0]["iodepth"] = 1;
+  doc["jobs"][0]["rate_iops"] = 1000;  // far below what the flash programs
+  auto r = testing::run(doc);
+  EXPECT_EQ(write_path(r)["buffer_stalls"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r["aggregate"]["latency_ns"]["max"].get<double>(), 10000);  // the write distribution's constant
+}
+
+// Reads at a fixed rate, alone or beside a job of writes on the same drive.
+json reads_at_rate(bool with_writes) {
+  auto doc = small_drive_writes();
+  doc["jobs"][0] = {{"name", "r"}, {"rw", "randread"}, {"iodepth", 256}, {"rate_iops", 20000},
+                    {"rate_process", "poisson"}, {"cpus_allowed", "0"}};
+  if (with_writes) doc["jobs"].push_back({{"name", "w"}, {"rw", "randwrite"}, {"iodepth", 16}, {"cpus_allowed", "1"}});
+  return doc;
+}
+
+TEST(WritePath, ReadsWaitBehindProgramsAndErasesOnTheirTargets) {
+  auto alone = testing::run(reads_at_rate(false));
+  auto beside = testing::run(reads_at_rate(true));
+  const double a = alone["jobs"][0]["latency_ns"]["mean"].get<double>();
+  const double b = beside["jobs"][0]["latency_ns"]["mean"].get<double>();
+  EXPECT_GT(write_path(beside)["reads_behind_writes"].get<uint64_t>(), 0u);
+  EXPECT_GT(b, 2 * a);  // a program holds a target for 500 us, a read for 50
+}
+
+TEST(WritePath, AMixOfSeventyThirtyShowsReadsSlowedByWrites) {
+  auto doc = small_drive_writes("randrw");
+  doc["jobs"][0]["rwmixread"] = 70;
+  doc["jobs"][0]["iodepth"] = 8;
+  results::RunRecord mixed_rec, reads_rec;
+  RunOptions o = testing::checked();
+  o.record_out = &mixed_rec;
+  auto mixed = run_scenario(testing::load_or_fail(doc), o);
+  doc["jobs"][0]["rw"] = "randread";
+  o.record_out = &reads_rec;
+  run_scenario(testing::load_or_fail(doc), o);
+  const auto& m = (*mixed_rec.jobs[0].by_direction)[0];
+  const auto& r = (*reads_rec.jobs[0].by_direction)[0];
+  ASSERT_GT(m.ios, 0u);
+  EXPECT_GT(m.latency.mean(), 1.5 * r.latency.mean());
+  EXPECT_GT(write_path(mixed)["reads_behind_writes"].get<uint64_t>(), 0u);
+  EXPECT_GT(write_path(mixed)["gc_utilization"].get<double>(), 0.0);
+}
+
+TEST(WritePath, EachSeedStartsFromItsOwnDrawnStateAndTheSameSeedRepeats) {
+  auto doc = small_drive_writes();
+  doc["duration_us"] = 20000;
+  doc["warmup_us"] = 0;
+  std::set<double> plain, spread;
+  for (int seed = 1; seed <= 5; ++seed) {
+    doc["seed"] = seed;
+    plain.insert(testing::run(doc)["aggregate"]["iops"].get<double>());
+  }
+  doc["drives"][0]["profile"]["initial_buffer_fill_max"] = 1.0;
+  doc["drives"][0]["profile"]["initial_gc_backlog_max_us"] = 20000;
+  for (int seed = 1; seed <= 5; ++seed) {
+    doc["seed"] = seed;
+    spread.insert(testing::run(doc)["aggregate"]["iops"].get<double>());
+  }
+  EXPECT_EQ(plain.size(), 1u);   // constant times, targets taken in order: no other spread
+  EXPECT_EQ(spread.size(), 5u);  // the drawn backlog and fill differ per seed
+  EXPECT_GT(*spread.rbegin() / *spread.begin(), 1.05);
+  doc["seed"] = 3;
+  EXPECT_EQ(testing::run(doc).dump(), testing::run(doc).dump());
+}
+
+TEST(WritePath, ReadsWithoutWritesAreTheRunWithoutAWritePath) {
+  auto doc = small_drive_writes("randread");
+  doc["drives"][0]["profile"]["initial_buffer_fill_max"] = 1.0;
+  doc["drives"][0]["profile"]["initial_gc_backlog_max_us"] = 20000;
+  auto with = testing::run(doc);
+  for (const char* k : {"program_ns", "program_kib", "block_kib", "erase_ns", "over_provisioning", "write_buffer_kib",
+                        "initial_buffer_fill_max", "initial_gc_backlog_max_us"})
+    doc["drives"][0]["profile"].erase(k);
+  auto without = testing::run(doc);
+  EXPECT_FALSE(with["drives"][0]["device"].contains("write_path"));  // no write: nothing to say
+  with.erase("scenario");  // the resolved profile differs by the fields themselves
+  without.erase("scenario");
+  EXPECT_EQ(with.dump(), without.dump());
+}
+
+std::string load_error(const json& doc) {
+  auto r = load_scenario_json(doc, LoadOptions{});
+  if (auto* e = std::get_if<InputError>(&r)) return e->str();
+  return "";
+}
+
+TEST(WritePath, BadProfilesNameTheField) {
+  auto doc = small_drive_writes();
+  doc["drives"][0]["profile"]["write_buffer_kib"] = 0;
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/write_buffer_kib: must be >= 1 with the write path on", 0), 0u)
+      << load_error(doc);
+  doc = small_drive_writes();
+  doc["drives"][0]["profile"]["over_provisioning"] = -0.1;
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/over_provisioning: must be >= 0", 0), 0u) << load_error(doc);
+  doc = small_drive_writes();
+  doc["drives"][0]["profile"]["over_provisioning"] = 0;
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/over_provisioning: (1 + over_provisioning) / utilization", 0), 0u)
+      << load_error(doc);
+  doc["drives"][0]["profile"]["state"] = "fob";  // nothing is collected fresh out of the box
+  EXPECT_EQ(load_error(doc), "");
+  doc = small_drive_writes();
+  doc["drives"][0]["profile"].erase("media_read_ns");
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/media_read_ns: must be > 0 with the write path on", 0), 0u)
+      << load_error(doc);
+  doc = small_drive_writes();
+  doc["drives"][0]["profile"]["block_kib"] = 8;
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/block_kib: must be >= program_kib", 0), 0u) << load_error(doc);
+  doc = small_drive_writes();
+  doc["drives"][0]["profile"]["state"] = "aged";
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/state: must be one of steady, fob", 0), 0u) << load_error(doc);
+}
+
+}  // namespace
+}  // namespace nvmesim
