@@ -38,13 +38,13 @@ struct RunOptions {
   // time. The per-command differences go to `replay_diff_out` when set.
   const ReplayTrace* replay = nullptr;
   std::ostream* replay_diff_out = nullptr;
-  // Threads for a scenario of independent partitions (models/partition.h); 0: the
+  // Threads for a scenario of independent partitions (models/system/partition.h); 0: the
   // machine's cores. The results do not depend on it.
   unsigned threads = 0;
   // The memory limit the scenario was loaded against (--memory-limit). Each partition's
   // System holds the whole machine's state, so no more run at once than fit under it.
   uint64_t memory_limit = limits::kDefaultMemoryLimitBytes;
-  // Polling passes certain to find nothing run as one segment (models/empty_poll_fold.h);
+  // Polling passes certain to find nothing run as one segment (models/workload/empty_poll_fold.h);
   // false runs each as its own, as a reference for tests: the same figures (only the order
   // of events due at the same nanosecond may differ).
   bool fold_empty_polls = true;
