@@ -101,100 +101,114 @@ std::optional<InputError> read_published(CalibrationRun& run, const json& pub, c
   return std::nullopt;
 }
 
-std::optional<InputError> read_run(const json& obj, const std::string& where, const std::string& base_dir,
-                                   double default_noise, CalibrationRun& run) {
-  std::optional<InputError> err;
-  JsonReader r(obj, where, err);
-  if (!r.ok()) return err;
-  run.name = r.string("name", "");
-  if (run.name.empty() && r.ok()) r.fail("name", "missing: every run needs a name");
-  run.fit = r.choice("role", "fit", {"fit", "holdout"}) == "fit";
-  run.noise = r.number("noise", default_noise, 1e-6, 10);
-  if (!r.ok()) return err;
+// The scenario a run measured, as the spec gives it, a measurement names it, or a
+// published row holds it; `dir` is where its relative file names resolve.
+struct RunScenario {
+  json doc;
+  std::string dir;
+  bool given = false;
+};
 
-  json scenario;
-  std::string scenario_dir = base_dir;
-  bool have_scenario = false;
-  if (r.has("scenario")) {
-    const json& s = r.at("scenario");
-    if (s.is_string()) {
-      std::string file = resolve(base_dir, s.get<std::string>());
-      auto doc = read_json(file, r.child("scenario"), err);
-      if (!doc) return err;
-      scenario = std::move(*doc);
-      scenario_dir = fs::path(file).parent_path().string();
-    } else if (s.is_object()) {
-      scenario = s;
-    } else {
-      return InputError{r.child("scenario"), "must be a scenario file name or object"};
-    }
-    have_scenario = true;
+// The run's "scenario": a file name or an object.
+std::optional<InputError> read_run_scenario(JsonReader& r, const std::string& base_dir, std::optional<InputError>& err,
+                                            RunScenario& sc) {
+  if (!r.has("scenario")) return std::nullopt;
+  const json& s = r.at("scenario");
+  if (s.is_string()) {
+    std::string file = resolve(base_dir, s.get<std::string>());
+    auto doc = read_json(file, r.child("scenario"), err);
+    if (!doc) return err;
+    sc.doc = std::move(*doc);
+    sc.dir = fs::path(file).parent_path().string();
+  } else if (s.is_object()) {
+    sc.doc = s;
+  } else {
+    return InputError{r.child("scenario"), "must be a scenario file name or object"};
   }
+  sc.given = true;
+  return std::nullopt;
+}
 
+// "published": a published row's file, its value to fit, and its scenario unless the run
+// gives one.
+std::optional<InputError> read_run_published(JsonReader& r, const std::string& base_dir, std::optional<InputError>& err,
+                                             CalibrationRun& run, RunScenario& sc) {
+  if (!r.at("published").is_string()) return InputError{r.child("published"), "must be a file name"};
+  std::string file = resolve(base_dir, r.at("published").get<std::string>());
+  auto doc = read_json(file, r.child("published"), err);
+  if (!doc) return err;
+  std::string which = r.choice("published_value", "change", {"change", "baseline_iops", "policy_iops"});
+  if (!r.ok()) return err;
+  run.source = "published row " + fs::path(file).filename().string();
+  if (auto e = read_published(run, doc->value("published", json()), which, r.child("published"))) return e;
+  if (!sc.given) {
+    sc.doc = std::move(*doc);
+    sc.doc.erase("published");
+    sc.dir = fs::path(file).parent_path().string();
+    sc.given = true;
+  }
+  return std::nullopt;
+}
+
+// "measured" as a file: hw or simulator results (whose scenario the run may take) or fio JSON.
+std::optional<InputError> read_run_measured_file(JsonReader& r, const std::string& base_dir,
+                                                 std::optional<InputError>& err, CalibrationRun& run, RunScenario& sc) {
+  std::string file = resolve(base_dir, r.at("measured").get<std::string>());
+  auto doc = read_json(file, r.child("measured"), err);
+  if (!doc) return err;
+  auto read = read_measured_metrics(*doc, r.child("measured") + " (" + file + ")");
+  if (auto* e = std::get_if<InputError>(&read)) return *e;
+  MeasuredMetrics& measured = std::get<MeasuredMetrics>(read);
+  run.latency_histogram = measured.latency_histogram;
+  run.measured_ios = measured.ios;
+  run.measured = std::move(measured.metrics);
+  const std::string name = fs::path(file).filename().string();
+  if (measured.source == "fio") {
+    run.source = "fio JSON " + name;
+    if (!measured.latency_from.empty()) run.source += " (latency from " + measured.latency_from + ")";
+  } else {
+    run.source = std::string(measured.source == "hw" ? "hw" : "simulator") + " results " + name;
+    if (!sc.given && doc->contains("scenario") && (*doc)["scenario"].is_object()) {
+      sc.doc = (*doc)["scenario"];
+      sc.given = true;
+    }
+  }
+  return std::nullopt;
+}
+
+// What was measured: exactly one of "measured" (a file or an object of metric values) and
+// "published".
+std::optional<InputError> read_run_measurement(JsonReader& r, const std::string& where, const std::string& base_dir,
+                                               std::optional<InputError>& err, CalibrationRun& run, RunScenario& sc) {
   const bool has_measured = r.has("measured"), has_published = r.has("published");
   if (has_measured == has_published) return InputError{where, "needs exactly one of \"measured\" and \"published\""};
-  if (has_published) {
-    if (!r.at("published").is_string()) return InputError{r.child("published"), "must be a file name"};
-    std::string file = resolve(base_dir, r.at("published").get<std::string>());
-    auto doc = read_json(file, r.child("published"), err);
-    if (!doc) return err;
-    std::string which = r.choice("published_value", "change", {"change", "baseline_iops", "policy_iops"});
-    if (!r.ok()) return err;
-    run.source = "published row " + fs::path(file).filename().string();
-    if (auto e = read_published(run, doc->value("published", json()), which, r.child("published"))) return e;
-    if (!have_scenario) {
-      scenario = std::move(*doc);
-      scenario.erase("published");
-      scenario_dir = fs::path(file).parent_path().string();
-      have_scenario = true;
-    }
-  } else if (r.at("measured").is_string()) {
-    std::string file = resolve(base_dir, r.at("measured").get<std::string>());
-    auto doc = read_json(file, r.child("measured"), err);
-    if (!doc) return err;
-    auto read = read_measured_metrics(*doc, r.child("measured") + " (" + file + ")");
-    if (auto* e = std::get_if<InputError>(&read)) return *e;
-    MeasuredMetrics& measured = std::get<MeasuredMetrics>(read);
-    run.latency_histogram = measured.latency_histogram;
-    run.measured_ios = measured.ios;
-    run.measured = std::move(measured.metrics);
-    const std::string name = fs::path(file).filename().string();
-    if (measured.source == "fio") {
-      run.source = "fio JSON " + name;
-      if (!measured.latency_from.empty()) run.source += " (latency from " + measured.latency_from + ")";
-    } else {
-      run.source = std::string(measured.source == "hw" ? "hw" : "simulator") + " results " + name;
-      if (!have_scenario && doc->contains("scenario") && (*doc)["scenario"].is_object()) {
-        scenario = (*doc)["scenario"];
-        have_scenario = true;
-      }
-    }
-  } else if (r.at("measured").is_object()) {
-    for (const auto& [k, v] : r.at("measured").items()) {
-      if (!is_metric_name(k)) return InputError{r.child("measured") + "/" + json_pointer_token(k), "not a metric name"};
-      if (!v.is_number()) return InputError{r.child("measured") + "/" + json_pointer_token(k), "must be a number"};
-      run.measured[k] = v.get<double>();
-    }
-    run.source = "values given in the spec";
-  } else {
+  if (has_published) return read_run_published(r, base_dir, err, run, sc);
+  if (r.at("measured").is_string()) return read_run_measured_file(r, base_dir, err, run, sc);
+  if (!r.at("measured").is_object())
     return InputError{r.child("measured"), "must be a results or fio JSON file name, or an object of metric values"};
+  for (const auto& [k, v] : r.at("measured").items()) {
+    if (!is_metric_name(k)) return InputError{r.child("measured") + "/" + json_pointer_token(k), "not a metric name"};
+    if (!v.is_number()) return InputError{r.child("measured") + "/" + json_pointer_token(k), "must be a number"};
+    run.measured[k] = v.get<double>();
   }
-  if (!have_scenario) return InputError{r.child("scenario"), "missing: the scenario that was measured"};
-  if (!scenario.is_object()) return InputError{r.child("scenario"), "a scenario must be a JSON object"};
-  if (auto e = inline_profile_files(scenario, scenario_dir)) return InputError{r.child("scenario") + e->path, e->message};
-  run.scenario = std::move(scenario);
-  run.base_dir = scenario_dir;
+  run.source = "values given in the spec";
+  return std::nullopt;
+}
 
-  if (r.has("set")) {
-    const json& s = r.at("set");
-    if (!s.is_array()) return InputError{r.child("set"), "must be an array of \"path=value\" strings"};
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (!s[i].is_string()) return InputError{r.child("set") + "/" + std::to_string(i), "must be a string"};
-      run.sets.push_back(s[i].get<std::string>());
-    }
+// "set": the run's overrides, after those a published change adds.
+std::optional<InputError> read_run_sets(JsonReader& r, CalibrationRun& run) {
+  if (!r.has("set")) return std::nullopt;
+  const json& s = r.at("set");
+  if (!s.is_array()) return InputError{r.child("set"), "must be an array of \"path=value\" strings"};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!s[i].is_string()) return InputError{r.child("set") + "/" + std::to_string(i), "must be a string"};
+    run.sets.push_back(s[i].get<std::string>());
   }
+  return std::nullopt;
+}
 
-  // The metrics to fit: as listed, or those of iops / lat_p50 / lat_p99 the measurement has.
+// The metrics to fit: as listed, or those of iops / lat_p50 / lat_p99 the measurement has.
+std::optional<InputError> choose_run_metrics(JsonReader& r, CalibrationRun& run) {
   MetricValues chosen;
   if (r.has("metrics")) {
     const json& ms = r.at("metrics");
@@ -219,6 +233,31 @@ std::optional<InputError> read_run(const json& obj, const std::string& where, co
   if (chosen.count("iops_ratio") && run.ratio_policy.empty())
     return InputError{r.child("metrics"), "iops_ratio comes from a published change only"};
   run.measured = std::move(chosen);
+  return std::nullopt;
+}
+
+std::optional<InputError> read_run(const json& obj, const std::string& where, const std::string& base_dir,
+                                   double default_noise, CalibrationRun& run) {
+  std::optional<InputError> err;
+  JsonReader r(obj, where, err);
+  if (!r.ok()) return err;
+  run.name = r.string("name", "");
+  if (run.name.empty() && r.ok()) r.fail("name", "missing: every run needs a name");
+  run.fit = r.choice("role", "fit", {"fit", "holdout"}) == "fit";
+  run.noise = r.number("noise", default_noise, 1e-6, 10);
+  if (!r.ok()) return err;
+
+  RunScenario sc{json(), base_dir, false};
+  if (auto e = read_run_scenario(r, base_dir, err, sc)) return e;
+  if (auto e = read_run_measurement(r, where, base_dir, err, run, sc)) return e;
+  if (!sc.given) return InputError{r.child("scenario"), "missing: the scenario that was measured"};
+  if (!sc.doc.is_object()) return InputError{r.child("scenario"), "a scenario must be a JSON object"};
+  if (auto e = inline_profile_files(sc.doc, sc.dir)) return InputError{r.child("scenario") + e->path, e->message};
+  run.scenario = std::move(sc.doc);
+  run.base_dir = sc.dir;
+
+  if (auto e = read_run_sets(r, run)) return e;
+  if (auto e = choose_run_metrics(r, run)) return e;
   r.reject_unknown({"scenario", "measured", "published", "set", "metrics"});
   return err;
 }
@@ -273,6 +312,60 @@ std::vector<std::string> parameter_pointers(const json& doc, const std::string& 
   return std::holds_alternative<std::vector<std::string>>(r) ? std::get<0>(std::move(r)) : std::vector<std::string>{};
 }
 
+namespace {
+
+// A parameter's documented range: the profile's "ranges" entry ({"/irq_entry_ns": [lo,
+// hi]}) from the first run whose scenario has it (a results document's scenario is the
+// resolved one, without the profile's ranges); null when none has it.
+const json* documented_range(const CalibrationSpec& spec, const CalibrationParameter& p) {
+  for (const auto& run : spec.runs) {
+    const std::string slot0 = parameter_pointers(run.scenario, p.slot)[0];
+    const json& profile = run.scenario.at(json::json_pointer(slot0));
+    if (profile.contains("ranges") && profile["ranges"].is_object() && profile["ranges"].contains(p.in_profile))
+      return &profile["ranges"][p.in_profile];
+  }
+  return nullptr;
+}
+
+// One {path, min, max} of "parameters", appended to spec.parameters: its path must name a
+// number in every run's scenario, its bounds default to the documented range.
+std::optional<InputError> read_parameter(const json& obj, const std::string& pw, CalibrationSpec& spec,
+                                         std::optional<InputError>& err) {
+  JsonReader pr(obj, pw, err);
+  CalibrationParameter p;
+  p.path = pr.string("path", "");
+  if (!pr.ok()) return *err;
+  std::tie(p.slot, p.in_profile) = split_slot(p.path);
+  if (p.slot.empty())
+    return InputError{pw + "/path", "must name a profile value: /host/... or /drives/N/profile/... (N may be *)"};
+  for (const auto& q : spec.parameters)
+    if (q.path == p.path) return InputError{pw + "/path", "\"" + p.path + "\" twice"};
+  for (const auto& run : spec.runs) {
+    auto where = expand_parameter_path(run.scenario, p.path);
+    if (auto* why = std::get_if<std::string>(&where))
+      return InputError{pw + "/path", "in run \"" + run.name + "\"'s scenario: " + *why};
+  }
+  const json& first = spec.runs[0].scenario.at(json::json_pointer(parameter_pointers(spec.runs[0].scenario, p.path)[0]));
+  p.integer = first.is_number_integer();
+  const json* range = documented_range(spec, p);
+  if (range && !(range->is_array() && range->size() == 2 && (*range)[0].is_number() && (*range)[1].is_number()))
+    return InputError{pw + "/path", "the profile's ranges[\"" + p.in_profile + "\"] must be [lo, hi]"};
+  bool has_min = pr.has("min"), has_max = pr.has("max");
+  if ((!has_min || !has_max) && !range)
+    return InputError{pw, "needs min and max: the profile documents no range for " + p.in_profile};
+  double dlo = range ? (*range)[0].get<double>() : 0, dhi = range ? (*range)[1].get<double>() : 0;
+  p.bound.lo = pr.number("min", dlo, -1e18, 1e18);
+  p.bound.hi = pr.number("max", dhi, -1e18, 1e18);
+  pr.reject_unknown({"comment"});
+  if (!pr.ok()) return *err;
+  if (!(p.bound.lo < p.bound.hi)) return InputError{pw + "/max", "must be > min"};
+  if (range) p.physical_range = ParamBound{dlo, dhi};
+  spec.parameters.push_back(std::move(p));
+  return std::nullopt;
+}
+
+}  // namespace
+
 CalibrationSpecResult load_calibration_spec(const json& doc, const std::string& base_dir) {
   std::optional<InputError> err;
   JsonReader r(doc, "", err);
@@ -311,50 +404,8 @@ CalibrationSpecResult load_calibration_spec(const json& doc, const std::string& 
   if (!r.has("parameters") || !r.at("parameters").is_array() || r.at("parameters").empty())
     return InputError{"/parameters", "must be a non-empty array of {path, min, max}"};
   const json& params = r.at("parameters");
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const std::string pw = "/parameters/" + std::to_string(i);
-    JsonReader pr(params[i], pw, err);
-    CalibrationParameter p;
-    p.path = pr.string("path", "");
-    if (!pr.ok()) return *err;
-    std::tie(p.slot, p.in_profile) = split_slot(p.path);
-    if (p.slot.empty())
-      return InputError{pw + "/path", "must name a profile value: /host/... or /drives/N/profile/... (N may be *)"};
-    for (const auto& q : spec.parameters)
-      if (q.path == p.path) return InputError{pw + "/path", "\"" + p.path + "\" twice"};
-    for (const auto& run : spec.runs) {
-      auto where = expand_parameter_path(run.scenario, p.path);
-      if (auto* why = std::get_if<std::string>(&where))
-        return InputError{pw + "/path", "in run \"" + run.name + "\"'s scenario: " + *why};
-    }
-    const json& first = spec.runs[0].scenario.at(json::json_pointer(parameter_pointers(spec.runs[0].scenario, p.path)[0]));
-    p.integer = first.is_number_integer();
-    // Default bounds: the profile's documented range ("ranges": {"/irq_entry_ns": [lo, hi]}),
-    // from the first run whose scenario has it (a results document's scenario is the
-    // resolved one, without the profile's ranges).
-    const json* range = nullptr;
-    for (const auto& run : spec.runs) {
-      const std::string slot0 = parameter_pointers(run.scenario, p.slot)[0];
-      const json& profile = run.scenario.at(json::json_pointer(slot0));
-      if (profile.contains("ranges") && profile["ranges"].is_object() && profile["ranges"].contains(p.in_profile)) {
-        range = &profile["ranges"][p.in_profile];
-        break;
-      }
-    }
-    if (range && !(range->is_array() && range->size() == 2 && (*range)[0].is_number() && (*range)[1].is_number()))
-      return InputError{pw + "/path", "the profile's ranges[\"" + p.in_profile + "\"] must be [lo, hi]"};
-    bool has_min = pr.has("min"), has_max = pr.has("max");
-    if ((!has_min || !has_max) && !range)
-      return InputError{pw, "needs min and max: the profile documents no range for " + p.in_profile};
-    double dlo = range ? (*range)[0].get<double>() : 0, dhi = range ? (*range)[1].get<double>() : 0;
-    p.bound.lo = pr.number("min", dlo, -1e18, 1e18);
-    p.bound.hi = pr.number("max", dhi, -1e18, 1e18);
-    pr.reject_unknown({"comment"});
-    if (!pr.ok()) return *err;
-    if (!(p.bound.lo < p.bound.hi)) return InputError{pw + "/max", "must be > min"};
-    if (range) p.physical_range = ParamBound{dlo, dhi};
-    spec.parameters.push_back(std::move(p));
-  }
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (auto e = read_parameter(params[i], "/parameters/" + std::to_string(i), spec, err)) return *e;
   r.reject_unknown({"runs", "parameters"});
   if (!r.ok()) return *err;
   return spec;
