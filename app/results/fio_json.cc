@@ -158,80 +158,97 @@ json job_options(const nlohmann::json& section, bool rw_mixed, bool unified) {
   return o;
 }
 
+// A job's directions as fio reports them: 0 read, 1 write. Without the split (hw), its
+// figures are the direction its rw names.
+std::array<Direction, 2> directions_of(const results::JobRecord& job, const nlohmann::json& sections) {
+  std::array<Direction, 2> d;
+  if (job.by_direction) {
+    for (std::size_t i = 0; i < 2; ++i)
+      d[i] = {(*job.by_direction)[i].ios, (*job.by_direction)[i].bytes, &(*job.by_direction)[i].latency};
+  } else {
+    const std::string rw = sections.at(job.job).at("rw");
+    const std::size_t i = is_write_only(rw) ? 1 : 0;
+    d[i] = {job.figures.ios, job.figures.bytes, &job.figures.latency};
+  }
+  return d;
+}
+
+// What every job's object needs of the whole run.
+struct RunContext {
+  explicit RunContext(const nlohmann::json& scenario) : sc(scenario), sections(scenario.at("jobs")) {}
+  const nlohmann::json& sc;
+  const nlohmann::json& sections;
+  double window_ns = 0, window_s = 0;
+  bool replay = false;
+  std::array<double, 2> group_bytes_per_s{0, 0};  // the group's (all jobs') bandwidth per direction
+  std::map<uint32_t, int> clones_on_core;
+  std::map<uint32_t, const results::CoreRecord*> cores;
+};
+
+RunContext context_of(const results::RunRecord& r, bool replay) {
+  RunContext c(r.scenario);
+  c.window_ns = static_cast<double>(r.window.count_ns());
+  c.window_s = c.window_ns / 1e9;
+  c.replay = replay;
+  for (const auto& job : r.jobs) ++c.clones_on_core[job.core];
+  for (const auto& core : r.cores) c.cores[core.core] = &core;
+  for (const auto& job : r.jobs) {
+    const auto d = directions_of(job, c.sections);
+    for (std::size_t i = 0; i < 2; ++i) c.group_bytes_per_s[i] += static_cast<double>(d[i].bytes) / c.window_s;
+  }
+  return c;
+}
+
+// One job's object of fio's "jobs". A clone's CPU is its core's, shared evenly among the
+// clones on that core.
+json job_object(const results::JobRecord& job, const RunContext& c) {
+  const nlohmann::json& section = c.sections.at(job.job);
+  const std::string rw = section.at("rw");
+  const bool rw_mixed = !is_read_only(rw) && !is_write_only(rw);
+  // Without the split (hw), a mixed job is reported as fio's unified_rw_reporting=mixed.
+  const bool unified = rw_mixed && !job.by_direction;
+  double usr = 0.0, sys = 0.0;
+  if (auto it = c.cores.find(job.core); it != c.cores.end()) {
+    const results::CoreRecord& core = *it->second;
+    const double share = 100.0 / c.clones_on_core.at(job.core) / c.window_ns;
+    usr = static_cast<double>(core.app_ns) * share;
+    sys = static_cast<double>(core.hardirq_ns + core.softirq_ns + core.irq_thread_ns) * share;
+  }
+  json j = {{"jobname", job.name},
+            {"groupid", 0},
+            {"job_start", 0},
+            {"error", 0},
+            {"eta", 0},
+            {"elapsed", to_int((c.sc.at("warmup_us").get<double>() + c.sc.at("duration_us").get<double>()) / 1e6)},
+            {"job options", job_options(section, rw_mixed, unified)}};
+  const auto d = directions_of(job, c.sections);
+  if (unified) {
+    j["mixed"] = direction_object({job.figures.ios, job.figures.bytes, &job.figures.latency}, c.window_s,
+                                  c.group_bytes_per_s[0] + c.group_bytes_per_s[1]);
+  } else {
+    j["read"] = direction_object(d[0], c.window_s, c.group_bytes_per_s[0]);
+    j["write"] = direction_object(d[1], c.window_s, c.group_bytes_per_s[1]);
+    j["trim"] = direction_object({}, c.window_s, 0.0);
+    j["sync"] = sync_object();
+  }
+  j["job_runtime"] = to_int(c.window_s * 1000.0);
+  j["usr_cpu"] = usr;
+  j["sys_cpu"] = sys;
+  j["ctx"] = 0;
+  j["majf"] = 0;
+  j["minf"] = 0;
+  add_depth_maps(section, c.replay || section.value("rate_iops", 0.0) > 0, job.figures.ios, j);
+  add_latency_maps(job.figures.latency, j);
+  return j;
+}
+
 }  // namespace
 
 nlohmann::ordered_json fio_json_of(const results::RunRecord& r, bool replay) {
-  const double window_ns = static_cast<double>(r.window.count_ns());
-  const double window_s = window_ns / 1e9;
+  const RunContext c = context_of(r, replay);
   const nlohmann::json& sc = r.scenario;
-  const nlohmann::json& sections = sc.at("jobs");
-
-  // A clone's CPU is its core's, shared evenly among the clones on that core.
-  std::map<uint32_t, int> clones_on_core;
-  for (const auto& job : r.jobs) ++clones_on_core[job.core];
-  std::map<uint32_t, const results::CoreRecord*> cores;
-  for (const auto& c : r.cores) cores[c.core] = &c;
-
-  // Each job's directions: 0 read, 1 write.
-  auto directions_of = [&](const results::JobRecord& job) {
-    std::array<Direction, 2> d;
-    if (job.by_direction) {
-      for (std::size_t i = 0; i < 2; ++i)
-        d[i] = {(*job.by_direction)[i].ios, (*job.by_direction)[i].bytes, &(*job.by_direction)[i].latency};
-    } else {
-      const std::string rw = sections.at(job.job).at("rw");
-      const std::size_t i = is_write_only(rw) ? 1 : 0;
-      d[i] = {job.figures.ios, job.figures.bytes, &job.figures.latency};
-    }
-    return d;
-  };
-  std::array<double, 2> group_bytes_per_s{0, 0};
-  for (const auto& job : r.jobs) {
-    const auto d = directions_of(job);
-    for (std::size_t i = 0; i < 2; ++i) group_bytes_per_s[i] += static_cast<double>(d[i].bytes) / window_s;
-  }
-
   json jobs = json::array();
-  for (const auto& job : r.jobs) {
-    const nlohmann::json& section = sections.at(job.job);
-    const std::string rw = section.at("rw");
-    const bool rw_mixed = !is_read_only(rw) && !is_write_only(rw);
-    // Without the split (hw), a mixed job is reported as fio's unified_rw_reporting=mixed.
-    const bool unified = rw_mixed && !job.by_direction;
-    double usr = 0.0, sys = 0.0;
-    if (auto it = cores.find(job.core); it != cores.end()) {
-      const results::CoreRecord& c = *it->second;
-      const double share = 100.0 / clones_on_core[job.core] / window_ns;
-      usr = static_cast<double>(c.app_ns) * share;
-      sys = static_cast<double>(c.hardirq_ns + c.softirq_ns + c.irq_thread_ns) * share;
-    }
-    json j = {{"jobname", job.name},
-              {"groupid", 0},
-              {"job_start", 0},
-              {"error", 0},
-              {"eta", 0},
-              {"elapsed", to_int((sc.at("warmup_us").get<double>() + sc.at("duration_us").get<double>()) / 1e6)},
-              {"job options", job_options(section, rw_mixed, unified)}};
-    const auto d = directions_of(job);
-    if (unified) {
-      j["mixed"] = direction_object({job.figures.ios, job.figures.bytes, &job.figures.latency}, window_s,
-                                    group_bytes_per_s[0] + group_bytes_per_s[1]);
-    } else {
-      j["read"] = direction_object(d[0], window_s, group_bytes_per_s[0]);
-      j["write"] = direction_object(d[1], window_s, group_bytes_per_s[1]);
-      j["trim"] = direction_object({}, window_s, 0.0);
-      j["sync"] = sync_object();
-    }
-    j["job_runtime"] = to_int(window_s * 1000.0);
-    j["usr_cpu"] = usr;
-    j["sys_cpu"] = sys;
-    j["ctx"] = 0;
-    j["majf"] = 0;
-    j["minf"] = 0;
-    add_depth_maps(section, replay || section.value("rate_iops", 0.0) > 0, job.figures.ios, j);
-    add_latency_maps(job.figures.latency, j);
-    jobs.push_back(j);
-  }
+  for (const auto& job : r.jobs) jobs.push_back(job_object(job, c));
 
   // No wall-clock time: the same record gives the same file (the epoch's timestamp).
   json out = {{"fio version", kFioVersion},
