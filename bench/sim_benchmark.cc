@@ -17,8 +17,8 @@
 #include <string>
 #include <variant>
 
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 #include "models/system/system.h"
 
 namespace {

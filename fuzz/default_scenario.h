@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/scenario_load.h"
+#include "app/scenario/scenario_load.h"
 
 namespace nvmesim::fuzz {
 

@@ -1,6 +1,6 @@
 // What every fuzz target does with a scenario that loaded: serialise it as the results
 // file does, build the System it describes and run it for a short while through
-// run_scenario with the results' invariants checked (app/result_invariants.h), so sizing
+// run_scenario with the results' invariants checked (app/results/result_invariants.h), so sizing
 // and allocation bugs (a queue depth times numjobs that wraps, a pool sized from an
 // unchecked count) and wrong answers (a share of the window over 1, counts that do not add
 // up) show up, not only parse bugs. A broken invariant throws, and the uncaught exception
@@ -14,8 +14,8 @@
 
 #include <cstdlib>
 
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 
 namespace nvmesim::fuzz {
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/fio_job.h"
-#include "app/scenario_load.h"
+#include "app/scenario/fio_job.h"
+#include "app/scenario/scenario_load.h"
 #include "fuzz/default_scenario.h"
 #include "fuzz/exercise_loaded.h"
 

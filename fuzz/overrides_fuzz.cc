@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/scenario_load.h"
+#include "app/scenario/scenario_load.h"
 #include "fuzz/default_scenario.h"
 #include "fuzz/exercise_loaded.h"
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <variant>
 
-#include "app/replay_load.h"
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/replay/replay_load.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 #include "fuzz/default_scenario.h"
 #include "models/host/topology.h"
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "app/json_text.h"
-#include "app/scenario_load.h"
+#include "app/input/json_text.h"
+#include "app/scenario/scenario_load.h"
 #include "fuzz/exercise_loaded.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "app/scenario_load.h"
+#include "app/scenario/scenario_load.h"
 #include "hw/base/refusal.h"
 #include "hw/base/strict_number.h"
 #include "hw/nvme/error.h"

@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "app/scenario_load.h"
+#include "app/scenario/scenario_load.h"
 #include "hw/runner/lba_range.h"
 #include "vocab/time.h"
 
@@ -39,7 +39,7 @@ constexpr int kTimeout = 5;     // a command timed out
 constexpr int kInterrupted = 130;
 }  // namespace exit_code
 
-// `loaded` comes from load_scenario_file (app/scenario_load.h): its resolved document
+// `loaded` comes from load_scenario_file (app/scenario/scenario_load.h): its resolved document
 // goes into the results as the simulator's does.
 int run_on_device(const LoadedScenario& loaded, const HwRunOptions& opts, std::ostream& log);
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <variant>
 
-#include "app/run_record.h"
+#include "app/results/run_record.h"
 
 namespace nvmesim::hw {
 

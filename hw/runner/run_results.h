@@ -1,5 +1,5 @@
 // What `nvmesim-hw run` writes: the results document in the simulator's layout
-// (docs/results.md, "hw runs"; this runner fills the record, app/run_record.cc writes
+// (docs/results.md, "hw runs"; this runner fills the record, app/results/run_record.cc writes
 // it) and the per-command trace (docs/trace-format.md).
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/scenario_load.h"
+#include "app/scenario/scenario_load.h"
 #include "hw/runner/drive_env.h"
 #include "hw/runner/drive_session.h"
 #include "hw/runner/lane.h"

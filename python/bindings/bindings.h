@@ -3,7 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "app/input_error.h"
+#include "app/input/input_error.h"
 
 namespace nvmesim::python {
 

@@ -4,10 +4,10 @@
 
 #include <pybind11/stl.h>
 
-#include "app/calibrate.h"
-#include "app/calibration_report.h"
-#include "app/calibration_spec.h"
-#include "app/json_text.h"
+#include "app/calibration/calibrate.h"
+#include "app/calibration/calibration_report.h"
+#include "app/calibration/calibration_spec.h"
+#include "app/input/json_text.h"
 #include "python/bindings/bindings.h"
 
 namespace nvmesim::python {

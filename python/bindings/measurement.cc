@@ -1,12 +1,12 @@
-// The metrics of a measurement file as calibrate reads them (app/measured_metrics.h), for
+// The metrics of a measurement file as calibrate reads them (app/calibration/measured_metrics.h), for
 // nvmesim.compare: one reader of results documents and fio JSON for both. A document that
 // is neither, or lacks a figure, raises ScenarioError naming its JSON path.
 #include <string>
 
 #include <pybind11/stl.h>
 
-#include "app/json_text.h"
-#include "app/measured_metrics.h"
+#include "app/calibration/measured_metrics.h"
+#include "app/input/json_text.h"
 #include "python/bindings/bindings.h"
 
 namespace nvmesim::python {

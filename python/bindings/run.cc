@@ -6,7 +6,7 @@
 
 #include <pybind11/stl.h>
 
-#include "app/run.h"
+#include "app/run/run.h"
 #include "python/bindings/bindings.h"
 
 namespace nvmesim::python {

@@ -9,8 +9,8 @@
 
 #include <pybind11/stl.h>
 
-#include "app/json_text.h"
-#include "app/scenario_load.h"
+#include "app/input/json_text.h"
+#include "app/scenario/scenario_load.h"
 #include "python/bindings/bindings.h"
 
 namespace nvmesim::python {

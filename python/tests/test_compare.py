@@ -1,5 +1,5 @@
 """nvmesim.compare on real files: pairs made by running the simulator, fio JSON written
-by the C++ writer (app/fio_json.h). Short single-drive runs: the whole file takes seconds."""
+by the C++ writer (app/results/fio_json.h). Short single-drive runs: the whole file takes seconds."""
 
 import json
 import os
@@ -208,7 +208,7 @@ def test_reports_replace_the_previous_files_only_when_written(points, tmp_path, 
 
 
 def test_compare_reads_the_metrics_with_calibrates_reader(points):
-    """One reader of a measurement's figures (app/measured_metrics.h): compare's metrics
+    """One reader of a measurement's figures (app/calibration/measured_metrics.h): compare's metrics
     are what the C++ reader calibrate uses gives, and its errors name the JSON path."""
     from nvmesim import _core
 
@@ -322,7 +322,7 @@ def test_cli_run_format_fio_json_when_wired(cli, tmp_path):
     help_text = subprocess.run([str(cli), "run", "--help"], capture_output=True,
                                text=True).stdout
     if "fio-json" not in help_text:
-        pytest.skip("nvmesim run has no --format fio-json yet (app/main.cc wires it)")
+        pytest.skip("nvmesim run has no --format fio-json yet (app/cli/main.cc wires it)")
     scenario = os.path.join(nvmesim.default_scenarios_dir(), ONE_DRIVE)
     fio, results = tmp_path / "fio.json", tmp_path / "results.json"
     args = [str(cli), "run", scenario, "--set", "duration_us=5000", "--set", "warmup_us=1000"]

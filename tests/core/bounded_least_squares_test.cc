@@ -1,12 +1,12 @@
 // The fitter and its diagnostics on analytic functions with known answers.
-#include "app/bounded_least_squares.h"
+#include "app/calibration/bounded_least_squares.h"
 
 #include <cmath>
 #include <set>
 
 #include <gtest/gtest.h>
 
-#include "app/fit_diagnostics.h"
+#include "app/calibration/fit_diagnostics.h"
 
 namespace nvmesim {
 namespace {

@@ -1,15 +1,15 @@
 // nvmesim calibrate end to end on synthetic ground truth: measurements made by the
 // simulator itself at hidden parameter values, times a stated noise, must be fitted back.
-#include "app/calibrate.h"
+#include "app/calibration/calibrate.h"
 
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "app/calibration_spec.h"
-#include "app/measured_metrics.h"
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/calibration/calibration_spec.h"
+#include "app/calibration/measured_metrics.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 #include "sim/rng.h"
 
 namespace nvmesim {

@@ -21,11 +21,11 @@
 
 #include <gtest/gtest.h>
 
-#include "app/calibrate.h"
-#include "app/calibration_spec.h"
-#include "app/measured_metrics.h"
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/calibration/calibrate.h"
+#include "app/calibration/calibration_spec.h"
+#include "app/calibration/measured_metrics.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 #include "sim/rng.h"
 
 namespace nvmesim {

@@ -1,4 +1,4 @@
-#include "app/fio_job.h"
+#include "app/scenario/fio_job.h"
 
 #include <gtest/gtest.h>
 

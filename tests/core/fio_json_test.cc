@@ -1,4 +1,4 @@
-#include "app/fio_json.h"
+#include "app/results/fio_json.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "app/measured_metrics.h"
+#include "app/calibration/measured_metrics.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

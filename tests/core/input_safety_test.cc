@@ -7,13 +7,13 @@
 #include <fstream>
 #include <string>
 
-#include "app/checked_number.h"
-#include "app/fio_job.h"
-#include "app/input_file.h"
-#include "app/input_limits.h"
-#include "app/json_reader.h"
-#include "app/json_text.h"
-#include "app/memory_estimate.h"
+#include "app/input/checked_number.h"
+#include "app/input/input_file.h"
+#include "app/input/input_limits.h"
+#include "app/input/json_reader.h"
+#include "app/input/json_text.h"
+#include "app/scenario/fio_job.h"
+#include "app/scenario/memory_estimate.h"
 #include "models/device/device.h"
 #include "tests/core/sim_helpers.h"
 

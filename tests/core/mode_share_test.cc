@@ -1,6 +1,6 @@
 // Issue 10 item 10: a policy's share of the measured window per mode, from its timeline,
 // and whether it acted inside the window at all.
-#include "app/mode_share.h"
+#include "app/results/mode_share.h"
 
 #include <gtest/gtest.h>
 

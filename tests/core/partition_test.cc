@@ -9,8 +9,8 @@
 #include <sstream>
 #include <vector>
 
-#include "app/memory_estimate.h"
-#include "app/parallel_runs.h"
+#include "app/run/parallel_runs.h"
+#include "app/scenario/memory_estimate.h"
 #include "tests/core/job_specs.h"
 #include "tests/core/sim_helpers.h"
 

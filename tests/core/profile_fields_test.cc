@@ -1,4 +1,4 @@
-// The profile tables (app/profile_fields.h): one row declares a field for loading, its
+// The profile tables (app/profile/profile_fields.h): one row declares a field for loading, its
 // range check, the write-back and the schema.
 #include <filesystem>
 #include <fstream>
@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "app/device_profile_json.h"
-#include "app/profile_schema.h"
-#include "app/scenario_load.h"
+#include "app/profile/device_profile_json.h"
+#include "app/profile/profile_schema.h"
+#include "app/scenario/scenario_load.h"
 
 namespace nvmesim {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 #include "models/device/service_time.h"
 #include "policies/registry.h"
 #include "tests/core/sim_helpers.h"

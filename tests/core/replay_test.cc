@@ -9,9 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "app/replay_load.h"
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/replay/replay_load.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {

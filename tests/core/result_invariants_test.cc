@@ -1,4 +1,4 @@
-// The results' invariants (app/result_invariants.h): each law catches a record that breaks
+// The results' invariants (app/results/result_invariants.h): each law catches a record that breaks
 // it, and every shipped scenario under every policy keeps them all.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/result_invariants.h"
+#include "app/results/result_invariants.h"
 #include "policies/registry.h"
 #include "tests/core/sim_helpers.h"
 

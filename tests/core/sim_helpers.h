@@ -8,8 +8,8 @@
 #include <variant>
 #include <vector>
 
-#include "app/run.h"
-#include "app/scenario_load.h"
+#include "app/run/run.h"
+#include "app/scenario/scenario_load.h"
 
 namespace nvmesim::testing {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <set>
 
-#include "app/run_record.h"
+#include "app/results/run_record.h"
 #include "models/device/write_amplification.h"
 #include "tests/core/sim_helpers.h"
 

@@ -1,4 +1,4 @@
-"""The metrics of a measurement as the C++ reader gives them (app/measured_metrics.h,
+"""The metrics of a measurement as the C++ reader gives them (app/calibration/measured_metrics.h,
 through ``nvmesim._core``): the same reader ``nvmesim calibrate`` uses, so compare and
 calibrate agree on what a file says. Latency CDFs, utilisation and fio's several-job
 latency mixture, which only compare needs, are read in Python beside it."""

@@ -7,7 +7,7 @@ The keys are fio's (stat.c, ``show_thread_status_json``): ``jobs[]`` with ``read
 the job's runtime. Latency is read from ``lat_ns`` when it has percentiles (fio's
 ``lat_percentiles=1``: submit to reap, what the simulator measures), else from ``clat_ns``
 (fio's default), as the C++ reader does.
-``nvmesim run --format fio-json`` writes the same layout (app/fio_json.h).
+``nvmesim run --format fio-json`` writes the same layout (app/results/fio_json.h).
 """
 
 import numpy as np

@@ -1,0 +1,164 @@
+#include "app/profile/device_profile_json.h"
+
+#include <sstream>
+
+#include "app/input/input_file.h"
+#include "app/input/input_limits.h"
+#include "app/input/json_text.h"
+#include "app/input/scenario_files.h"
+
+namespace nvmesim {
+using nlohmann::json;
+
+namespace {
+
+DistSpec read_dist(const json& j, const std::string& path, const std::string& base_dir,
+                   std::optional<InputError>& err) {
+  DistSpec d;
+  JsonReader r(j, path, err);
+  std::string kind = r.choice("dist", "lognormal", {"constant", "exponential", "lognormal", "empirical"});
+  d.kind = kind == "constant" ? DistSpec::Kind::constant
+         : kind == "exponential" ? DistSpec::Kind::exponential
+         : kind == "lognormal" ? DistSpec::Kind::lognormal : DistSpec::Kind::empirical;
+  if (d.kind != DistSpec::Kind::empirical) {
+    d.mean = r.duration("mean_ns", Duration::us(70), Duration::ns(1), kMaxLatency, Duration::ns(1));
+    d.sigma = r.number("sigma", d.kind == DistSpec::Kind::lognormal ? 0.3 : 0.0, 0.0, 5.0);
+    r.reject_unknown({"comment", "per_extra_4k_ns"});
+    return d;
+  }
+  // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.
+  json points;
+  if (r.has("cdf")) {
+    points = r.at("cdf");
+  } else if (r.has("cdf_file")) {
+    std::string file = r.string("cdf_file", "");
+    if (!r.ok()) return d;
+    auto text = read_input_file(resolve_scenario_file(base_dir, file), limits::kMaxInputFileBytes);
+    if (auto* why = std::get_if<FileError>(&text)) {
+      r.fail("cdf_file", why->message);
+      return d;
+    }
+    std::istringstream in(std::get<0>(text));
+    points = json::array();
+    std::string line;
+    int lineno = 0;
+    while (std::getline(in, line)) {
+      ++lineno;
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ls(line);
+      double p = 0;
+      double t = 0;
+      char comma = 0;
+      if (!(ls >> p >> comma >> t) || comma != ',') {
+        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
+        return d;
+      }
+      if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
+        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
+        return d;
+      }
+      points.push_back(json::array({p, t}));
+    }
+  } else {
+    r.fail("", "an empirical distribution needs \"cdf\" or \"cdf_file\"");
+    return d;
+  }
+  r.string("cdf_file", "");
+  r.reject_unknown({"cdf", "comment", "per_extra_4k_ns"});
+  if (!r.ok()) return d;
+  if (!points.is_array() || points.empty()) {
+    err = InputError{path + "/cdf", "must be a non-empty array of [probability, ns]"};
+    return d;
+  }
+  double last_p = 0, last_t = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& pt = points[i];
+    std::string pp = path + "/cdf/" + std::to_string(i);
+    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
+      err = InputError{pp, "must be [probability, ns]"};
+      return d;
+    }
+    double p = pt[0].get<double>(), t = pt[1].get<double>();
+    if (p <= last_p || p > 1.0) {
+      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
+      return d;
+    }
+    // Checked as doubles before the conversion to integer ns.
+    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
+      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
+                               " ns, got " + json_excerpt(pt[1])};
+      return d;
+    }
+    d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
+    last_p = p;
+    last_t = t;
+  }
+  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
+  return d;
+}
+
+ServiceSpec read_service(const json& j, const std::string& path, const std::string& base_dir,
+                         std::optional<InputError>& err) {
+  ServiceSpec s;
+  s.dist = read_dist(j, path, base_dir, err);
+  if (!err && j.contains("per_extra_4k_ns")) {
+    JsonReader r(j, path, err);
+    s.per_extra_4k = r.duration("per_extra_4k_ns", Duration::zero(), Duration::zero(), kMaxLatency, Duration::ns(1));
+  }
+  return s;
+}
+
+}  // namespace
+
+void read_device_services(JsonReader& r, DeviceProfile& d, const std::string& base_dir, std::optional<InputError>& err) {
+  for (const char* op : {"read", "write"}) {
+    if (!r.has(op)) {
+      r.fail(op, "missing: the service-time distribution of " + std::string(op) + "s");
+      return;
+    }
+    (std::string(op) == "read" ? d.read : d.write) = read_service(r.at(op), r.child(op), base_dir, err);
+    if (err) return;
+  }
+}
+
+void check_write_path(JsonReader& r, const DeviceProfile& d) {
+  if (!d.write_path()) return;
+  const std::string on = " with the write path on (program_ns > 0)";
+  if (d.media_read <= Duration::zero())
+    r.fail("media_read_ns", "must be > 0" + on + ": programs and erases hold the flash targets reads wait for");
+  else if (d.write_buffer_kib == 0)
+    r.fail("write_buffer_kib", "must be >= 1" + on + ": writes are acknowledged from the buffer, got 0");
+  else if (d.program_kib == 0)
+    r.fail("program_kib", "must be >= 1" + on + ", got 0");
+  else if (d.write_buffer_kib < d.program_kib)
+    r.fail("write_buffer_kib", "must be >= program_kib (" + std::to_string(d.program_kib) + ")" + on + ", got " +
+                                   std::to_string(d.write_buffer_kib));
+  else if (d.block_kib < d.program_kib)
+    r.fail("block_kib", "must be >= program_kib (" + std::to_string(d.program_kib) + ")" + on + ", got " +
+                            std::to_string(d.block_kib));
+  else if (d.state == DriveState::steady && (1 + d.over_provisioning) / d.utilization <= 1.001)
+    r.fail("over_provisioning", "(1 + over_provisioning) / utilization must be > 1.001 in the steady state: with no "
+                                "spare flash garbage collection never ends, got " + (std::ostringstream() << d.over_provisioning << " / " << d.utilization).str());
+}
+
+json service_to_json(const ServiceSpec& s) {
+  json j;
+  switch (s.dist.kind) {
+    case DistSpec::Kind::constant: j["dist"] = "constant"; break;
+    case DistSpec::Kind::exponential: j["dist"] = "exponential"; break;
+    case DistSpec::Kind::lognormal: j["dist"] = "lognormal"; break;
+    case DistSpec::Kind::empirical: j["dist"] = "empirical"; break;
+  }
+  if (s.dist.kind == DistSpec::Kind::empirical) {
+    json cdf = json::array();
+    for (const auto& [p, t] : s.dist.cdf) cdf.push_back(json::array({p, t.count_ns()}));
+    j["cdf"] = cdf;
+  } else {
+    j["mean_ns"] = s.dist.mean.count_ns();
+    j["sigma"] = s.dist.sigma;
+  }
+  j["per_extra_4k_ns"] = s.per_extra_4k.count_ns();
+  return j;
+}
+
+}  // namespace nvmesim
