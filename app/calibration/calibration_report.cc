@@ -24,8 +24,10 @@ std::string pct(const json& v) {
 
 }  // namespace
 
-std::string calibration_report_markdown(const json& report) {
-  std::ostringstream os;
+namespace {
+
+// The fit: its name, date, solver, starts, seed, step and cost.
+void write_method(std::ostream& os, const json& report) {
   os << "# Calibration: " << report["name"].get<std::string>() << "\n\n";
   os << "Fitted on " << report["fitted_on"].get<std::string>() << " with " << report["method"]["solver"].get<std::string>()
      << ", " << report["method"]["starts"] << " start(s), seed " << report["method"]["seed"]
@@ -33,7 +35,10 @@ std::string calibration_report_markdown(const json& report) {
      << " x (max - min). Residuals "
      << report["method"]["residuals"].get<std::string>() << "; cost " << fmt(report["cost"]) << " over "
      << report["residual_count"] << " residuals, residual variance " << fmt(report["residual_variance"]) << ".\n\n";
+}
 
+// One row per fitted parameter: value, errors, intervals, ranges, whether the data pin it.
+void write_parameters(std::ostream& os, const json& report) {
   os << "## Parameters\n\n| parameter | value | std. error | 95% profile interval | +-2 s.e. | feasible range | bounds "
         "| physical range | identifiable |\n"
         "|---|---|---|---|---|---|---|---|---|\n";
@@ -52,6 +57,10 @@ std::string calibration_report_markdown(const json& report) {
        << (p["identifiable"].get<bool>() ? "yes" : lo ? "**no** (lower end only)" : hi ? "**no** (upper end only)" : "**no**")
        << " |\n";
   }
+}
+
+// What the profile likelihood pins, the evaluations it took, and the values outside their physical range.
+void write_uncertainty(std::ostream& os, const json& report) {
   const json& u = report["uncertainty"];
   os << "\n## What the data pin\n\nProfile likelihood (" << u["confidence"].get<double>() * 100
      << "%): a value is inside its interval while the least cost, the other parameters refitted, stays within "
@@ -71,7 +80,10 @@ std::string calibration_report_markdown(const json& report) {
     os << ". The fit leans on a value the profile holds implausible: a mechanism may be missing, or the bounds are "
           "wider than the physics (`calibrate --strict-ranges` fails on this).\n";
   }
+}
 
+// The correlation matrix, the scaled Jacobian's singular values and the directions the data do not pin.
+void write_correlation(std::ostream& os, const json& report) {
   os << "\n## Correlation matrix\n\n|   |";
   const auto& params = report["parameters"];
   for (std::size_t j = 0; j < params.size(); ++j) os << " " << j << " |";
@@ -99,7 +111,10 @@ std::string calibration_report_markdown(const json& report) {
     }
     os << "\n";
   }
+}
 
+// How many candidate parameter sets reproduce the fitting runs.
+void write_feasible_set(std::ostream& os, const json& report) {
   const auto& fs = report["feasible_set"];
   os << "## Feasible set\n\n" << fs["members"].size() << " of " << fs["candidates"]
      << " candidate parameter sets (the starts' ends and a sampled neighbourhood of the best fit) reproduce the "
@@ -108,6 +123,10 @@ std::string calibration_report_markdown(const json& report) {
   if (!fs["best_fit_meets_tolerance"].get<bool>())
     os << " **The best fit itself does not meet the tolerance**: the set holds the best fit alone, and the model "
           "cannot match these runs within it.";
+}
+
+// Every run's metrics against the fit, and the held-out runs' summary.
+void write_runs(std::ostream& os, const json& report) {
   os << "\n\n## Runs\n\n| run | role | metric | measured | simulated | error | sigma | prediction interval | inside |\n"
         "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : report["runs"])
@@ -123,6 +142,18 @@ std::string calibration_report_markdown(const json& report) {
     for (const auto& [k, v] : h["mape_pct"].items()) os << " " << k << " " << fmt(v, "%.1f") << "%";
     os << ".\n";
   }
+}
+
+}  // namespace
+
+std::string calibration_report_markdown(const json& report) {
+  std::ostringstream os;
+  write_method(os, report);
+  write_parameters(os, report);
+  write_uncertainty(os, report);
+  write_correlation(os, report);
+  write_feasible_set(os, report);
+  write_runs(os, report);
   return os.str();
 }
 

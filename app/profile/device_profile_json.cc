@@ -12,6 +12,68 @@ using nlohmann::json;
 
 namespace {
 
+// A CDF file's points: "probability,ns" lines, '#' comments and blank lines skipped;
+// nothing (the reader failed at "cdf_file") when the file cannot be read or a line is not
+// a point.
+std::optional<json> read_cdf_file(JsonReader& r, const std::string& file, const std::string& base_dir) {
+  auto text = read_input_file(resolve_scenario_file(base_dir, file), limits::kMaxInputFileBytes);
+  if (auto* why = std::get_if<FileError>(&text)) {
+    r.fail("cdf_file", why->message);
+    return std::nullopt;
+  }
+  std::istringstream in(std::get<0>(text));
+  json points = json::array();
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    double p = 0;
+    double t = 0;
+    char comma = 0;
+    if (!(ls >> p >> comma >> t) || comma != ',') {
+      r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
+      return std::nullopt;
+    }
+    if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
+      r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
+      return std::nullopt;
+    }
+    points.push_back(json::array({p, t}));
+  }
+  return points;
+}
+
+// The empirical CDF's points into d.cdf: probabilities rising strictly to 1.0, times not
+// falling and within kMaxLatency; the first bad point is `err`.
+void read_cdf_points(const json& points, const std::string& path, DistSpec& d, std::optional<InputError>& err) {
+  double last_p = 0, last_t = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& pt = points[i];
+    std::string pp = path + "/cdf/" + std::to_string(i);
+    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
+      err = InputError{pp, "must be [probability, ns]"};
+      return;
+    }
+    double p = pt[0].get<double>(), t = pt[1].get<double>();
+    if (p <= last_p || p > 1.0) {
+      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
+      return;
+    }
+    // Checked as doubles before the conversion to integer ns.
+    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
+      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
+                               " ns, got " + json_excerpt(pt[1])};
+      return;
+    }
+    d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
+    last_p = p;
+    last_t = t;
+  }
+  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
+}
+
 DistSpec read_dist(const json& j, const std::string& path, const std::string& base_dir,
                    std::optional<InputError>& err) {
   DistSpec d;
@@ -33,32 +95,9 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
   } else if (r.has("cdf_file")) {
     std::string file = r.string("cdf_file", "");
     if (!r.ok()) return d;
-    auto text = read_input_file(resolve_scenario_file(base_dir, file), limits::kMaxInputFileBytes);
-    if (auto* why = std::get_if<FileError>(&text)) {
-      r.fail("cdf_file", why->message);
-      return d;
-    }
-    std::istringstream in(std::get<0>(text));
-    points = json::array();
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream ls(line);
-      double p = 0;
-      double t = 0;
-      char comma = 0;
-      if (!(ls >> p >> comma >> t) || comma != ',') {
-        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
-        return d;
-      }
-      if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
-        r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
-        return d;
-      }
-      points.push_back(json::array({p, t}));
-    }
+    auto read = read_cdf_file(r, file, base_dir);
+    if (!read) return d;
+    points = std::move(*read);
   } else {
     r.fail("", "an empirical distribution needs \"cdf\" or \"cdf_file\"");
     return d;
@@ -70,30 +109,7 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
     err = InputError{path + "/cdf", "must be a non-empty array of [probability, ns]"};
     return d;
   }
-  double last_p = 0, last_t = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto& pt = points[i];
-    std::string pp = path + "/cdf/" + std::to_string(i);
-    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
-      err = InputError{pp, "must be [probability, ns]"};
-      return d;
-    }
-    double p = pt[0].get<double>(), t = pt[1].get<double>();
-    if (p <= last_p || p > 1.0) {
-      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
-      return d;
-    }
-    // Checked as doubles before the conversion to integer ns.
-    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
-      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
-                               " ns, got " + json_excerpt(pt[1])};
-      return d;
-    }
-    d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
-    last_p = p;
-    last_t = t;
-  }
-  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
+  read_cdf_points(points, path, d, err);
   return d;
 }
 
