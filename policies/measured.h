@@ -17,17 +17,28 @@
 //      core) -> 2 (poll try); else a new window.
 //   2. Poll-try [poll_try] Mask the vector (disable_irq_nosync), wake the IRQ thread. The
 //      thread polls as policy A's: a pending CQE -> drain, cond_resched; none -> fsleep
-//      interval_us. Count n completions over t since the try began:
-//      - behind: t * window > n * D_irq + behind_slack_us * window (exact integers: the
-//        try is slower than the IRQ pace by more than the slack) -> 4 (failure);
-//      - at n >= window: t * 1024 < D_irq * (1024 - margin_1024) (faster by the margin)
-//        -> 3 (success), else 4.
-//   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1.
+//      interval_us. Its window opens at its first drain, as an interrupt window does
+//      (before that it has measured no pace: its commands are still at the device, or
+//      the application holds them between its batches); count n completions over t
+//      since then. The try wins if it fills its window with t * 1024 < D_irq * (1024 -
+//      margin_1024) (exact integers: faster by the margin):
+//      - at n >= window: a win -> 3 (success), else 4;
+//      - before that, on an empty pass, behind: t * window > n * D_irq + behind_slack_us
+//        * window (slower than the interrupt pace by more than the slack) -> 4 at once;
+//      - and once the time since the try began reaches D_irq * (1024 - margin_1024) /
+//        1024 it can no longer win -> 4.
+//   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1. Each
+//      hold window is measured too: one that took more than D_irq * (1024 + margin_1024) /
+//      1024 (polling is no longer faster than the interrupts were: the drive or the load
+//      changed) ends the hold -> 1, no failure counted.
 //   4. Failure: unmask, back off: interrupts as B0 for backoff_windows << min(failures,
 //      6) windows (failures: consecutive, reset by a success), then 1.
 //   5. Light load: in 2 or 3, low_inflight_checks (3) empty passes in a row with inflight
 //      below inflight_low, as policy A's -> unmask, 1 (no failure counted: the load went,
-//      not the pace).
+//      not the pace). It is a pause: the next interrupt that drains CQEs starts a try at
+//      once against the same D_irq (an application that reaps and submits in batches
+//      leaves the driver's queue empty between them however heavy its load); a try that
+//      ends for light load again, or fails, leaves the next one to a full window.
 // While polling, a hard IRQ that still reaches the handler (the lazy disable lets one in)
 // counts irq_while_polling and does nothing else.
 //
@@ -37,9 +48,9 @@
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
 // ms where B's 8192 take tens), enter_gap_ns 10 000 as policy B's, interval_us 30 and
-// inflight_low 3 as policy A's, behind_slack_us 100 (the thread's wake-up and a few interval_us
-// sleeps: a try is judged on its pace, not on its start), margin 1/32 (~3%: a try must win
-// by more than the run-to-run noise of a window), hold_windows 64, backoff_windows 16.
+// inflight_low 3 as policy A's, behind_slack_us 100 (the thread's wake-up and a few
+// interval_us sleeps), margin 1/32 (~3%: a try must win by more than the run-to-run noise
+// of a window), hold_windows 64, backoff_windows 16.
 //
 // Runner: eligible queues are I/O queues with a dedicated MSI-X vector and no threaded
 // interrupts (as A and B); on_interrupt in hard IRQ, on_thread in the queue's real-time
@@ -77,9 +88,10 @@ struct MeasuredParams {
        "an empty poll pass with inflight below this is a light-load check (three in a row end polling)"},
       {"interval_us", &MeasuredParams::interval_us, 1, 1000000, "us", "fsleep after an empty poll pass"},
       {"margin_1024", &MeasuredParams::margin_1024, 0, 512, "1/1024",
-       "a try succeeds when its window took less than D_irq x (1 - margin_1024/1024)"},
+       "a try succeeds when its window took less than D_irq x (1 - margin_1024/1024); a hold ends on a "
+       "window slower than D_irq x (1 + margin_1024/1024)"},
       {"behind_slack_us", &MeasuredParams::behind_slack_us, 0, 1000000, "us",
-       "a try fails early once it is this far behind the interrupt window's pace"},
+       "a try that has found CQEs fails early once it is this far behind the interrupt window's pace"},
       {"hold_windows", &MeasuredParams::hold_windows, 1, 1 << 20, "windows",
        "windows of polling after a successful try before measuring interrupts again"},
       {"backoff_windows", &MeasuredParams::backoff_windows, 0, 1 << 20, "windows",
@@ -132,6 +144,12 @@ class MeasuredPolicy {
       return;
     }
     ++c.irq_useful;
+    if (resume_ && state_ == State::measure) {  // 5: the load is back after a pause
+      resume_ = false;
+      resumed_ = true;
+      return start_try(q, "measured: load back after a pause in a hold, a try against the interrupts' " +
+                              std::to_string(d_irq_ns_ / 1000) + " us");
+    }
     if (!count(q, n)) return;  // the window is not full yet
     const Duration took = q.now() - start_;
     if (state_ == State::backoff) {  // 4: one more window of the back-off done
@@ -142,13 +160,9 @@ class MeasuredPolicy {
     // 1: exact, no rounding: D_irq / window <= enter_gap_ns
     if (took.count_ns() > enter_gap_ns_ * static_cast<int64_t>(window_)) return restart(q);
     d_irq_ns_ = std::max<int64_t>(took.count_ns(), 1);
-    set(q, State::try_poll, "measured: window of " + std::to_string(window_) + " in " +
-                                std::to_string(d_irq_ns_ / 1000) + " us by interrupts, at most " +
-                                std::to_string(enter_gap_ns_) + " ns apart");
-    restart(q);  // 2
-    low_checks_ = 0;
-    q.mask_vector();
-    q.wake_thread();
+    resumed_ = false;
+    start_try(q, "measured: window of " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
+                     " us by interrupts, at most " + std::to_string(enter_gap_ns_) + " ns apart");
   }
 
   template <QueueEnv Q>
@@ -160,17 +174,25 @@ class MeasuredPolicy {
       low_checks_ = 0;
       const uint32_t n = q.drain();
       if (state_ == State::try_poll) return judge_try(q, n);
-      if (count(q, n) && --hold_left_ == 0) {  // 3: the hold is over
+      if (!count(q, n)) return ThreadStep::resched();
+      const int64_t took = (q.now() - start_).count_ns();  // a hold window is full
+      if (took * 1024 > d_irq_ns_ * (1024 + margin_)) {      // 3: no longer faster
+        set(q, State::measure, "measured: hold window in " + std::to_string(took / 1000) +
+                                   " us, slower than interrupts' " + std::to_string(d_irq_ns_ / 1000) + " us");
+        return stop(q);
+      }
+      if (--hold_left_ == 0) {  // 3: the hold is over
         set(q, State::measure, "measured: held " + std::to_string(hold_windows_) + " windows");
         return stop(q);
       }
-      if (state_ == State::hold && window_count_ == 0) restart(q);
+      restart(q);
       return ThreadStep::resched();
     }
     ++c.poll_empty;
     const uint32_t inflight = q.inflight();
     if (inflight < low_) {  // 5
       if (++low_checks_ >= kLowInflightChecks) {
+        resume_ = !resumed_;  // a pause; one in a row
         set(q, State::measure, "measured: " + std::to_string(kLowInflightChecks) +
                                    " empty passes with inflight below inflight_low " + std::to_string(low_));
         return stop(q);
@@ -178,7 +200,7 @@ class MeasuredPolicy {
     } else {
       low_checks_ = 0;
     }
-    if (state_ == State::try_poll && behind(q)) return fail(q);
+    if (state_ == State::try_poll && (behind(q) || cannot_win(q))) return fail(q);
     return ThreadStep::sleep(interval_);
   }
 
@@ -214,25 +236,46 @@ class MeasuredPolicy {
     return true;
   }
   template <QueueEnv Q>
+  void start_try(Q& q, std::string reason) {  // 2
+    set(q, State::try_poll, std::move(reason));
+    restart(q);
+    started_ = false;  // the try's window opens at its first drain
+    try_start_ = q.now();
+    low_checks_ = 0;
+    q.mask_vector();
+    q.wake_thread();
+  }
+  template <QueueEnv Q>
   void restart(Q& q) {
     window_count_ = 0;
     started_ = true;
     start_ = q.now();
   }
-  // 2: is the try behind the interrupt window's pace by more than the slack?
+  // 2: has the try taken as long as a winning window may (exact: t * 1024 against
+  // D_irq * (1024 - margin))?
+  template <QueueEnv Q>
+  bool cannot_win(Q& q) const {
+    return (q.now() - try_start_).count_ns() * 1024 >= d_irq_ns_ * (1024 - margin_);
+  }
+  // 2: has the try, once it found CQEs, fallen behind the interrupt pace by the slack?
   template <QueueEnv Q>
   bool behind(Q& q) const {
     const int64_t t = (q.now() - start_).count_ns();
-    return (t - slack_ns_) * static_cast<int64_t>(window_) >
-           static_cast<int64_t>(window_count_) * d_irq_ns_;
+    return window_count_ > 0 &&
+           (t - slack_ns_) * static_cast<int64_t>(window_) > static_cast<int64_t>(window_count_) * d_irq_ns_;
   }
   template <QueueEnv Q>
   ThreadStep judge_try(Q& q, uint32_t n) {
+    if (!started_ && n > 0) {
+      started_ = true;
+      start_ = q.now();
+    }
     window_count_ += n;
+    if (cannot_win(q)) return fail(q);
     if (window_count_ < window_) return behind(q) ? fail(q) : ThreadStep::resched();
     const int64_t t = (q.now() - start_).count_ns();
-    if (t * 1024 >= d_irq_ns_ * (1024 - margin_)) return fail(q);
     failures_ = 0;  // 3
+    resumed_ = false;
     hold_left_ = hold_windows_;
     set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
                             std::to_string(d_irq_ns_ / 1000) + " us");
@@ -241,11 +284,12 @@ class MeasuredPolicy {
   }
   template <QueueEnv Q>
   ThreadStep fail(Q& q) {  // 4
+    resume_ = resumed_ = false;
     ++q.counters().backoffs;
     failures_ = std::min(failures_ + 1, kMaxBackoffShift + 1);
     backoff_total_ = backoff_windows_ << (failures_ - 1);
     backoff_left_ = backoff_total_;
-    const int64_t t = (q.now() - start_).count_ns();
+    const int64_t t = (q.now() - try_start_).count_ns();
     set(q, backoff_left_ > 0 ? State::backoff : State::measure,
         "measured: poll try slower (" + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
             " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
@@ -278,12 +322,15 @@ class MeasuredPolicy {
   State state_ = State::measure;
   bool started_ = false;  // the current window has opened
   Time start_;
+  Time try_start_;  // the current try began then
   uint64_t window_count_ = 0;
   int64_t d_irq_ns_ = 1;
   uint64_t hold_left_ = 0;
   uint64_t backoff_left_ = 0, backoff_total_ = 0;
   uint32_t failures_ = 0;
   uint32_t low_checks_ = 0;
+  bool resume_ = false;   // polling paused for light load: the next useful interrupt tries at once
+  bool resumed_ = false;  // the current try is such a resumption
 };
 
 }  // namespace nvmesim::policy

@@ -128,16 +128,70 @@ TEST(MeasuredPolicy, TheEnterGapIsInclusive) {
   EXPECT_EQ(r.mode(), "poll_try") << "16 in exactly 160 us";
 }
 
-// 2: a try that falls behind the interrupt pace by more than the slack fails at once,
-// on an empty pass, without waiting for its window to fill.
+// 2: a try that falls behind the interrupt pace by more than the slack, counted from its
+// first drain, fails at once, on an empty pass, without waiting for its window to fill.
 TEST(MeasuredPolicy, ATryBehindThePaceFailsEarly) {
-  MeasuredPolicy p(small());  // behind_slack_us 20
+  MeasuredParams prm = small();  // behind_slack_us 20
+  prm.enter_gap_ns = 100000;
+  MeasuredPolicy p(prm);
+  FakeQueueEnv q;
+  irq_window(p, q, 40, Duration::us(100));  // D_irq 300 us for 16
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(50)).kind, Kind::sleep);   // nothing yet: no pace
+  EXPECT_EQ(pass(p, q, 2, 40, Duration::us(5)).kind, Kind::resched);  // the window opens: 2
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(55)).kind, Kind::sleep);   // 2 in 55 us: (55 - 20) x 16 < 2 x 300
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(5)).kind, Kind::park);     // 2 in 60 us: behind
+  EXPECT_EQ(p.mode(), "backoff");
+  EXPECT_EQ(p.failures(), 1u);
+}
+
+// 2: a try that has found nothing yet is not behind, but it fails once it can no longer
+// win (a window must fill in under 30 x 992/1024 = 29.06 us).
+TEST(MeasuredPolicy, ATryFailsOnceItCannotWin) {
+  MeasuredPolicy p(small());
   FakeQueueEnv q;
   irq_window(p, q, 40);
   ASSERT_EQ(p.mode(), "poll_try");
-  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(10)).kind, Kind::sleep);  // 0 in 10 us: within slack
-  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(30)).kind, Kind::park);   // 0 in 40 us: behind
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(29)).kind, Kind::sleep);  // 0 in 29 us: can still win
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::ns(100)).kind, Kind::park);   // 0 in 29.1 us: cannot
   EXPECT_EQ(p.mode(), "backoff");
+  EXPECT_EQ(p.failures(), 1u);
+}
+
+// 2: completions that come in a burst late in the window (an application reaping and
+// submitting in batches) are not judged before the first: nothing for 25 us (beyond the
+// slack), then the whole window, wins.
+TEST(MeasuredPolicy, ABurstyTryIsJudgedOnItsWindow) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_EQ(pass(p, q, 0, 40, Duration::us(25)).kind, Kind::sleep);
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(3)).kind, Kind::resched);
+  EXPECT_EQ(p.mode(), "poll_hold");
+}
+
+// 3: a hold window slower than the interrupts were (by more than the margin: over
+// 30.94 us) ends the hold: the drive or the load changed, so measure interrupts again,
+// without counting a failure.
+TEST(MeasuredPolicy, ASlowHoldWindowEndsTheHold) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  ASSERT_EQ(p.mode(), "poll_hold");
+  // The first hold window in exactly 30.9 us (within the margin) keeps the hold ...
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(15450)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(15450)).kind, Kind::resched);
+  EXPECT_EQ(p.mode(), "poll_hold");
+  // ... the second in 32 us ends it.
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(16)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(16)).kind, Kind::park);
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_FALSE(q.masked);
+  EXPECT_EQ(p.failures(), 0u);
+  EXPECT_EQ(q.counters_.backoffs, 0u);
 }
 
 // 5: the load leaving during polling ends it without a failure.
@@ -156,6 +210,35 @@ TEST(MeasuredPolicy, LightLoadStopsPollingWithoutFailure) {
   EXPECT_EQ(p.mode(), "irq_measure");
   EXPECT_EQ(p.failures(), 0u);
   EXPECT_EQ(q.counters_.backoffs, 0u);
+  // A pause of the hold: the next interrupt that drains CQEs tries at once against the
+  // same D_irq (30 us), without a new interrupt window; one that drains none does not.
+  q.clear_ops();
+  irq(p, q, 0, 40, Duration::us(100));
+  EXPECT_EQ(p.mode(), "irq_measure");
+  irq(p, q, 2, 40, Duration::us(1));
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_TRUE(q.did("mask") && q.did("wake"));
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(20)).kind, Kind::resched);
+  EXPECT_EQ(p.mode(), "poll_hold") << "16 in 20 us against 30 us";
+}
+
+// 5: light load in a try is a pause too, but only one in a row: a resumed try that ends
+// for light load again leaves the next try to a full interrupt window.
+TEST(MeasuredPolicy, OnePauseInARow) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  ASSERT_EQ(p.mode(), "poll_try");
+  for (int i = 0; i < 3; ++i) pass(p, q, 0, 1, Duration::us(5));
+  ASSERT_EQ(p.mode(), "irq_measure");
+  irq(p, q, 4, 40, Duration::us(1));
+  ASSERT_EQ(p.mode(), "poll_try") << "the pause ends at the next useful interrupt";
+  for (int i = 0; i < 3; ++i) pass(p, q, 0, 1, Duration::us(5));
+  ASSERT_EQ(p.mode(), "irq_measure");
+  irq(p, q, 4, 40, Duration::us(1));
+  EXPECT_EQ(p.mode(), "irq_measure") << "a second pause in a row: a whole window first";
+  for (int i = 0; i < 3; ++i) irq(p, q, 4, 40, Duration::us(10));
+  EXPECT_EQ(p.mode(), "poll_try");
 }
 
 // While polling, an interrupt that reaches the handler only counts.
