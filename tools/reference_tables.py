@@ -14,7 +14,7 @@ Each table sits in its page between `<!-- BEGIN reference_tables.py NAME -->` an
 
   usage: tools/reference_tables.py --cli build/app/nvmesim --bench build/bench/sim_benchmark
              prints both tables
-         ... --write           writes them into the pages (the report: about 7 minutes on 2 cores)
+         ... --write           writes them into the pages (the report: 4-8 minutes on 2 cores)
          ... --check           exit 1 with a diff if a page differs (ctest `reference_tables`):
                                the figures whole, the report's every row but SLOW_ROWS (B's
                                fifteen drives) at the same seeds (a row depends on its own
