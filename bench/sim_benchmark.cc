@@ -110,6 +110,7 @@ void run_system(benchmark::State& state, const nvmesim::Scenario& sc, const nvme
   state.counters["sim_ios_per_s"] = benchmark::Counter(static_cast<double>(ios), benchmark::Counter::kIsRate);
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["events_per_io"] = static_cast<double>(events) / static_cast<double>(ios ? ios : 1);
+  state.counters["sim_ios"] = benchmark::Counter(static_cast<double>(ios), benchmark::Counter::kAvgIterations);
   state.counters["bytes_per_inflight_io"] = bytes_per_inflight_io(memory_case);
 }
 void run_system(benchmark::State& state, const nvmesim::Scenario& sc) { run_system(state, sc, sc); }
@@ -211,6 +212,7 @@ void run_large_host(benchmark::State& state, const LargeHostCase& c) {
   state.counters["sim_ios_per_s"] = benchmark::Counter(static_cast<double>(ios), benchmark::Counter::kIsRate);
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["events_per_io"] = static_cast<double>(events) / static_cast<double>(ios ? ios : 1);
+  state.counters["sim_ios"] = benchmark::Counter(static_cast<double>(ios), benchmark::Counter::kAvgIterations);
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
 // The same through run_scenario, as `nvmesim run --threads N` runs it (its partitions --

@@ -39,6 +39,40 @@ std::vector<VectorXd> fit_starts(const CalibrationSpec& spec, const std::vector<
   return starts;
 }
 
+// The noise of each of `run`'s measured metrics, its weights fixed from the measured values
+// and the run's simulated window at `start`.
+std::map<std::string, MetricNoise> run_noise(CalibrationSimulator& sim, const CalibrationRun& run,
+                                             const VectorXd& start) {
+  RunResolution res;
+  res.stated = run.noise;
+  res.latency_histogram = run.latency_histogram;
+  res.measured_ios = run.measured_ios;
+  res.measured_irqs_per_io = run.measured_irqs_per_io;
+  auto loaded = sim.load(run, start);
+  if (const auto* ls = std::get_if<LoadedScenario>(&loaded))
+    res.sim_ios = run.measured_iops * static_cast<double>(ls->scenario.duration.count_ns()) / 1e9;
+  std::map<std::string, MetricNoise> by_metric;
+  for (const auto& [k, v] : run.measured) by_metric[k] = metric_noise(k, v, res);
+  return by_metric;
+}
+
+// The feasible set of a fit whose best fit and diagnostics are known: the starts' ends and
+// `spec.neighbourhood` points sampled around the best fit, each run on the fitting runs.
+void feasible_set(CalibrationSimulator& sim, const CalibrationSpec& spec, const std::vector<ParamBound>& bounds,
+                  const VectorXd& scale, const std::function<void(const std::string&)>& say, CalibrationFit& fit) {
+  const LsqResult& best = fit.best_fit();
+  std::vector<VectorXd> candidates;
+  for (const auto& f : fit.fits) candidates.push_back(f.x);
+  if (spec.neighbourhood > 0 && !spec.parameters.empty())
+    for (VectorXd& x : neighbourhood(best.x, fit.diag, bounds, scale, spec.neighbourhood, spec.start_seed + 1))
+      candidates.push_back(std::move(x));
+  say("feasible set: " + std::to_string(candidates.size()) + " candidates");
+  fit.evaluations = evaluate_candidates(sim, spec, candidates, fit.fitting);
+  for (std::size_t e = 0; e < fit.evaluations.size(); ++e)
+    if (fit.evaluations[e].feasible) fit.feasible.push_back(e);
+  if (!fit.at_best().feasible) fit.feasible.insert(fit.feasible.begin(), fit.best);  // never empty
+}
+
 }  // namespace
 
 std::string utc_date_today() {
@@ -67,19 +101,7 @@ std::variant<CalibrationOutcome, InputError> calibrate(const CalibrationSpec& sp
   // 1. The noise of every measured metric (app/calibration/measurement_noise.h), its weights fixed
   // from the measured values and each run's simulated window at the first start.
   fit.starts = fit_starts(spec, bounds, spec.runs[fit.fitting[0]].scenario);
-  for (const CalibrationRun& run : spec.runs) {
-    RunResolution res;
-    res.stated = run.noise;
-    res.latency_histogram = run.latency_histogram;
-    res.measured_ios = run.measured_ios;
-    res.measured_irqs_per_io = run.measured_irqs_per_io;
-    auto loaded = sim.load(run, fit.starts[0]);
-    if (const auto* ls = std::get_if<LoadedScenario>(&loaded))
-      res.sim_ios = run.measured_iops * static_cast<double>(ls->scenario.duration.count_ns()) / 1e9;
-    std::map<std::string, MetricNoise> by_metric;
-    for (const auto& [k, v] : run.measured) by_metric[k] = metric_noise(k, v, res);
-    fit.noise.push_back(std::move(by_metric));
-  }
+  for (const CalibrationRun& run : spec.runs) fit.noise.push_back(run_noise(sim, run, fit.starts[0]));
 
   // 2. Residuals ln(simulated / measured) / sigma of every fitting run and metric.
   const ResidualFn residuals = [&](const VectorXd& x) {
@@ -120,16 +142,7 @@ std::variant<CalibrationOutcome, InputError> calibrate(const CalibrationSpec& sp
   fit.profile = profile_likelihood(residuals, bounds, best, jac, fit.diag, po);
 
   // 6. The feasible set: the starts' ends and a sample of the best fit's neighbourhood.
-  std::vector<VectorXd> candidates;
-  for (const auto& f : fit.fits) candidates.push_back(f.x);
-  if (spec.neighbourhood > 0 && n > 0)
-    for (VectorXd& x : neighbourhood(best.x, fit.diag, bounds, scale, spec.neighbourhood, spec.start_seed + 1))
-      candidates.push_back(std::move(x));
-  say("feasible set: " + std::to_string(candidates.size()) + " candidates");
-  fit.evaluations = evaluate_candidates(sim, spec, candidates, fit.fitting);
-  for (std::size_t e = 0; e < fit.evaluations.size(); ++e)
-    if (fit.evaluations[e].feasible) fit.feasible.push_back(e);
-  if (!fit.at_best().feasible) fit.feasible.insert(fit.feasible.begin(), fit.best);  // never empty
+  feasible_set(sim, spec, bounds, scale, say, fit);
 
   // 7. The report and the fitted profiles.
   return CalibrationOutcome{calibration_report_json(spec, fitted_on, fit), fitted_profiles(spec, fitted_on, fit)};

@@ -130,6 +130,167 @@ double reach_along(const VectorXd& x, const VectorXd& d, const std::vector<Param
   return std::max(t, 0.0);
 }
 
+// What every profile of one fit shares: the box, the best fit, the refits, the cost rise
+// that closes a side, the first step's scale (sqrt of the chi-square value) and the
+// refits a side may take.
+struct ProfileContext {
+  const std::vector<ParamBound>& bounds;
+  const LsqResult& best;
+  Refitter& refit;
+  double threshold;
+  double chi;
+  int max_points;
+};
+
+// 1. Parameter i: stepped on each side, the others refitted.
+ParameterProfile profile_parameter(const ProfileContext& c, const FitDiagnostics& diag, Index i) {
+  const Index n = c.best.x.size();
+  const LsqResult& best = c.best;
+  ParameterProfile prof;
+  std::vector<Index> free;
+  for (Index j = 0; j < n; ++j)
+    if (j != i) free.push_back(j);
+  // The linearised valley: the others move by cov(j, i) / cov(i, i) per unit of x_i.
+  VectorXd slope = VectorXd::Zero(n);
+  const double se = diag.std_error[i];
+  for (Index j : free) {
+    const double cv = diag.correlation(j, i) * diag.std_error[j] / se;
+    slope[j] = std::isfinite(cv) ? cv : 0.0;
+  }
+  const ParamBound& b = c.bounds[static_cast<std::size_t>(i)];
+  for (int side : {-1, +1}) {
+    const VectorXd side_slope = slope * side;
+    WarmStart warm{side_slope, c.threshold, 0, best.x};
+    auto delta = [&](double step) {
+      VectorXd x = warm.start(step);
+      x[i] = best.x[i] + side * step;
+      const double d = c.refit.least_cost(x, free) - best.cost;
+      prof.points.push_back({x[i], d});
+      warm.seen(step, x, d);
+      return d;
+    };
+    const double reach = side < 0 ? best.x[i] - b.lo : b.hi - best.x[i];
+    ProfileEnd e = search_side(delta, 1.25 * c.chi * se, reach, c.threshold, c.max_points);
+    e.value = best.x[i] + side * e.value;
+    (side < 0 ? prof.lower : prof.upper) = e;
+  }
+  return prof;
+}
+
+// Written with its first coefficient positive: "a + 0.84 b = 962", not "-a - 0.84 b = -962".
+void first_coefficient_positive(CombinationProfile& comb, Index first) {
+  if (!(comb.coefficients[first] < 0)) return;
+  comb.coefficients = -comb.coefficients;
+  comb.value = -comb.value;
+  std::swap(comb.lower, comb.upper);
+  comb.lower.value = -comb.lower.value;
+  comb.upper.value = -comb.upper.value;
+  for (ProfilePoint& q : comb.points) q.at = -q.at;
+}
+
+// The group's parameters (not identifiable alone) scaled by s, the others' response to a
+// step of the group (least squares), and what of the group's information is left.
+struct GroupDirections {
+  const std::vector<Index>& group;
+  const std::vector<Index>& others;
+  VectorXd s;
+  MatrixXd response;
+  double variance;
+};
+
+// 2. One direction w of the group's information (eigenvalue lambda), profiled on each
+// side with the others refitted.
+CombinationProfile profile_combination(const ProfileContext& c, const GroupDirections& g, const VectorXd& w,
+                                       double lambda) {
+  const Index n = c.best.x.size();
+  const LsqResult& best = c.best;
+  const std::vector<Index>& group = g.group;
+  const std::vector<Index>& others = g.others;
+  const VectorXd& s = g.s;
+  CombinationProfile comb;
+  comb.group.assign(group.begin(), group.end());
+  VectorXd a = VectorXd::Zero(n), d = VectorXd::Zero(n), shift = VectorXd::Zero(n);
+  for (std::size_t k = 0; k < group.size(); ++k) {
+    a[group[k]] = w[static_cast<Index>(k)] / s[group[k]];  // a . d = |w|^2 = 1
+    d[group[k]] = w[static_cast<Index>(k)] * s[group[k]];
+  }
+  const VectorXd r = g.response * w;
+  for (std::size_t o = 0; o < others.size(); ++o) shift[others[o]] = -r[static_cast<Index>(o)] * s[others[o]];
+  const double se = lambda > 0 ? std::sqrt(g.variance / lambda) : kInf;
+  const double scale = a.cwiseAbs().maxCoeff();
+  for (int side : {-1, +1}) {
+    // A member at a bound that this side's step would push out stays there; the
+    // others move so that the combination still changes by the step (a fit in a
+    // corner of the box, e.g. one of a pair at its lower bound, can still lower
+    // their sum with the other).
+    VectorXd ds = d;
+    for (Index m : group) {
+      const ParamBound& b = c.bounds[static_cast<std::size_t>(m)];
+      const double tol = 1e-6 * (b.hi - b.lo);
+      if ((side * d[m] < 0 && best.x[m] <= b.lo + tol) || (side * d[m] > 0 && best.x[m] >= b.hi - tol)) ds[m] = 0;
+    }
+    if (a.dot(ds) > 1e-9) ds /= a.dot(ds);
+    else ds = d;
+    const VectorXd side_shift = shift * side;
+    WarmStart warm{side_shift, c.threshold, 0, best.x};
+    auto delta = [&](double step) {
+      VectorXd x = warm.start(step);
+      for (Index m : group) x[m] = best.x[m] + side * step * ds[m];
+      const double dc = c.refit.least_cost(x, others) - best.cost;
+      comb.points.push_back({(a.dot(best.x) + side * step) / scale, dc});
+      warm.seen(step, x, dc);
+      return dc;
+    };
+    ProfileEnd e = search_side(delta, 1.25 * c.chi * se, reach_along(best.x, side * ds, c.bounds), c.threshold,
+                               c.max_points);
+    e.value = (a.dot(best.x) + side * e.value) / scale;
+    (side < 0 ? comb.lower : comb.upper) = e;
+  }
+  comb.coefficients = a / scale;
+  comb.direction = d / d.cwiseAbs().maxCoeff();
+  for (Index m : group)
+    if (std::abs(comb.direction[m]) > 1e-9) {
+      if (comb.direction[m] < 0) comb.direction = -comb.direction;
+      break;
+    }
+  comb.value = a.dot(best.x) / scale;
+  comb.std_error = se / scale;
+  first_coefficient_positive(comb, group[0]);
+  return comb;
+}
+
+// 2. The parameters not identifiable alone, if two or more: the directions of their
+// information with the others projected out, each profiled with the others refitted.
+void profile_combinations(const ProfileContext& c, const MatrixXd& jacobian, double variance, ProfileLikelihood& out) {
+  const Index n = c.best.x.size();
+  const LsqResult& best = c.best;
+  std::vector<Index> group, others;
+  for (Index i = 0; i < n; ++i)
+    (out.parameters[static_cast<std::size_t>(i)].identifiable() ? others : group).push_back(i);
+  if (group.size() < 2) return;
+  VectorXd s(n);
+  for (Index i = 0; i < n; ++i)
+    s[i] = std::abs(best.x[i]) > 0 ? std::abs(best.x[i]) : c.bounds[static_cast<std::size_t>(i)].hi -
+                                                               c.bounds[static_cast<std::size_t>(i)].lo;
+  const MatrixXd js = jacobian * s.asDiagonal();
+  MatrixXd jg(js.rows(), static_cast<Index>(group.size())), jo(js.rows(), static_cast<Index>(others.size()));
+  for (std::size_t k = 0; k < group.size(); ++k) jg.col(static_cast<Index>(k)) = js.col(group[k]);
+  for (std::size_t k = 0; k < others.size(); ++k) jo.col(static_cast<Index>(k)) = js.col(others[k]);
+  // The others' response to a step of the group (least squares), and what is left.
+  MatrixXd response = MatrixXd::Zero(static_cast<Index>(others.size()), jg.cols());
+  if (!others.empty()) response = jo.completeOrthogonalDecomposition().solve(jg);
+  const MatrixXd left = jg - jo * response;
+  Eigen::SelfAdjointEigenSolver<MatrixXd> eig(left.transpose() * left);
+  const GroupDirections g{group, others, s, response, variance};
+  for (Index k = eig.eigenvalues().size() - 1; k >= 0; --k)  // strongest first
+    out.combinations.push_back(profile_combination(c, g, eig.eigenvectors().col(k), std::max(eig.eigenvalues()[k], 0.0)));
+  // If every direction closed, the parameters would be identifiable alone: they were
+  // not, so the weakest direction does not count as pinned.
+  bool all = true;
+  for (const CombinationProfile& comb : out.combinations) all = all && comb.pinned();
+  if (all && !out.combinations.empty()) out.combinations.back().capped = true;
+}
+
 }  // namespace
 
 ProfileLikelihood profile_likelihood(const ResidualFn& f, const std::vector<ParamBound>& bounds, const LsqResult& best,
@@ -140,128 +301,9 @@ ProfileLikelihood profile_likelihood(const ResidualFn& f, const std::vector<Para
   ProfileLikelihood out;
   out.threshold = opts.threshold * variance;
   Refitter refit{f, bounds, opts, 0};
-  const double chi = std::sqrt(opts.threshold);
-
-  // 1. Each parameter: stepped on each side, the others refitted.
-  for (Index i = 0; i < n; ++i) {
-    ParameterProfile prof;
-    std::vector<Index> free;
-    for (Index j = 0; j < n; ++j)
-      if (j != i) free.push_back(j);
-    // The linearised valley: the others move by cov(j, i) / cov(i, i) per unit of x_i.
-    VectorXd slope = VectorXd::Zero(n);
-    const double se = diag.std_error[i];
-    for (Index j : free) {
-      const double c = diag.correlation(j, i) * diag.std_error[j] / se;
-      slope[j] = std::isfinite(c) ? c : 0.0;
-    }
-    const ParamBound& b = bounds[static_cast<std::size_t>(i)];
-    for (int side : {-1, +1}) {
-      const VectorXd side_slope = slope * side;
-      WarmStart warm{side_slope, out.threshold, 0, best.x};
-      auto delta = [&](double step) {
-        VectorXd x = warm.start(step);
-        x[i] = best.x[i] + side * step;
-        const double d = refit.least_cost(x, free) - best.cost;
-        prof.points.push_back({x[i], d});
-        warm.seen(step, x, d);
-        return d;
-      };
-      const double reach = side < 0 ? best.x[i] - b.lo : b.hi - best.x[i];
-      ProfileEnd e = search_side(delta, 1.25 * chi * se, reach, out.threshold, opts.max_points);
-      e.value = best.x[i] + side * e.value;
-      (side < 0 ? prof.lower : prof.upper) = e;
-    }
-    out.parameters.push_back(prof);
-  }
-
-  // 2. The parameters not identifiable alone, if two or more: the directions of their
-  // information with the others projected out, each profiled with the others refitted.
-  std::vector<Index> group, others;
-  for (Index i = 0; i < n; ++i)
-    (out.parameters[static_cast<std::size_t>(i)].identifiable() ? others : group).push_back(i);
-  if (group.size() >= 2) {
-    VectorXd s(n);
-    for (Index i = 0; i < n; ++i)
-      s[i] = std::abs(best.x[i]) > 0 ? std::abs(best.x[i]) : bounds[static_cast<std::size_t>(i)].hi -
-                                                                 bounds[static_cast<std::size_t>(i)].lo;
-    const MatrixXd js = jacobian * s.asDiagonal();
-    MatrixXd jg(js.rows(), static_cast<Index>(group.size())), jo(js.rows(), static_cast<Index>(others.size()));
-    for (std::size_t k = 0; k < group.size(); ++k) jg.col(static_cast<Index>(k)) = js.col(group[k]);
-    for (std::size_t k = 0; k < others.size(); ++k) jo.col(static_cast<Index>(k)) = js.col(others[k]);
-    // The others' response to a step of the group (least squares), and what is left.
-    MatrixXd response = MatrixXd::Zero(static_cast<Index>(others.size()), jg.cols());
-    if (!others.empty()) response = jo.completeOrthogonalDecomposition().solve(jg);
-    const MatrixXd left = jg - jo * response;
-    Eigen::SelfAdjointEigenSolver<MatrixXd> eig(left.transpose() * left);
-    for (Index k = eig.eigenvalues().size() - 1; k >= 0; --k) {  // strongest first
-      const VectorXd w = eig.eigenvectors().col(k);
-      CombinationProfile comb;
-      comb.group.assign(group.begin(), group.end());
-      VectorXd a = VectorXd::Zero(n), d = VectorXd::Zero(n), shift = VectorXd::Zero(n);
-      for (std::size_t g = 0; g < group.size(); ++g) {
-        a[group[g]] = w[static_cast<Index>(g)] / s[group[g]];  // a . d = |w|^2 = 1
-        d[group[g]] = w[static_cast<Index>(g)] * s[group[g]];
-      }
-      const VectorXd r = response * w;
-      for (std::size_t o = 0; o < others.size(); ++o) shift[others[o]] = -r[static_cast<Index>(o)] * s[others[o]];
-      const double lambda = std::max(eig.eigenvalues()[k], 0.0);
-      const double se = lambda > 0 ? std::sqrt(variance / lambda) : kInf;
-      const double scale = a.cwiseAbs().maxCoeff();
-      for (int side : {-1, +1}) {
-        // A member at a bound that this side's step would push out stays there; the
-        // others move so that the combination still changes by the step (a fit in a
-        // corner of the box, e.g. one of a pair at its lower bound, can still lower
-        // their sum with the other).
-        VectorXd ds = d;
-        for (Index g : group) {
-          const ParamBound& b = bounds[static_cast<std::size_t>(g)];
-          const double tol = 1e-6 * (b.hi - b.lo);
-          if ((side * d[g] < 0 && best.x[g] <= b.lo + tol) || (side * d[g] > 0 && best.x[g] >= b.hi - tol)) ds[g] = 0;
-        }
-        if (a.dot(ds) > 1e-9) ds /= a.dot(ds);
-        else ds = d;
-        const VectorXd side_shift = shift * side;
-        WarmStart warm{side_shift, out.threshold, 0, best.x};
-        auto delta = [&](double step) {
-          VectorXd x = warm.start(step);
-          for (Index g : group) x[g] = best.x[g] + side * step * ds[g];
-          const double dc = refit.least_cost(x, others) - best.cost;
-          comb.points.push_back({(a.dot(best.x) + side * step) / scale, dc});
-          warm.seen(step, x, dc);
-          return dc;
-        };
-        ProfileEnd e = search_side(delta, 1.25 * chi * se, reach_along(best.x, side * ds, bounds), out.threshold,
-                                   opts.max_points);
-        e.value = (a.dot(best.x) + side * e.value) / scale;
-        (side < 0 ? comb.lower : comb.upper) = e;
-      }
-      comb.coefficients = a / scale;
-      comb.direction = d / d.cwiseAbs().maxCoeff();
-      for (Index g : group)
-        if (std::abs(comb.direction[g]) > 1e-9) {
-          if (comb.direction[g] < 0) comb.direction = -comb.direction;
-          break;
-        }
-      comb.value = a.dot(best.x) / scale;
-      comb.std_error = se / scale;
-      // Written with its first coefficient positive: "a + 0.84 b = 962", not "-a - 0.84 b = -962".
-      if (comb.coefficients[group[0]] < 0) {
-        comb.coefficients = -comb.coefficients;
-        comb.value = -comb.value;
-        std::swap(comb.lower, comb.upper);
-        comb.lower.value = -comb.lower.value;
-        comb.upper.value = -comb.upper.value;
-        for (ProfilePoint& q : comb.points) q.at = -q.at;
-      }
-      out.combinations.push_back(std::move(comb));
-    }
-    // If every direction closed, the parameters would be identifiable alone: they were
-    // not, so the weakest direction does not count as pinned.
-    bool all = true;
-    for (const CombinationProfile& c : out.combinations) all = all && c.pinned();
-    if (all && !out.combinations.empty()) out.combinations.back().capped = true;
-  }
+  const ProfileContext c{bounds, best, refit, out.threshold, std::sqrt(opts.threshold), opts.max_points};
+  for (Index i = 0; i < n; ++i) out.parameters.push_back(profile_parameter(c, diag, i));  // 1
+  profile_combinations(c, jacobian, variance, out);                                      // 2
   out.evaluations = refit.evaluations;
   return out;
 }

@@ -5,6 +5,21 @@
 // vector is masked (pending bit set, delivered on unmask) or coalescing holds it back.
 // With interrupt remapping on the host platform (PostedWriteOrder), its messages hold up
 // its later posted writes (CQEs, read data) until they leave the root complex.
+//
+// One class, its methods in one file per concern (the private sections below say which):
+//   device.cc             building it: the queues, the measured window
+//   device_controller.cc  the controller: doorbells, fetch and arbitration, the front end,
+//                         admin commands
+//   device_service.cc     the service: units or flash targets, the link, service-time
+//                         draws, completion rounds, a recorded trace's times (replay)
+//   device_cq_posting.cc  CQ posting: scheduled posts, CQEs held behind a message, post_due
+//   device_signalling.cc  interrupt signalling towards the platform: its messages in PCIe
+//                         order, the CQEs waiting behind those not yet sent
+// Not separate classes: every concern works on the same per-queue state (a CQE carries
+// the controller's SQ head, a sent message releases the CQ posting's waiting CQEs, read
+// data take the link in the port's order) and the events are bound to the Device, so
+// classes of their own would each need a pointer back to it: a load more per event on
+// the hot path, or calls through function pointers.
 #pragma once
 
 #include <cstdint>
@@ -12,16 +27,17 @@
 #include <vector>
 
 #include "models/device/device_command.h"
+#include "models/device/device_stats.h"
 #include "models/device/flash_writes.h"
 #include "models/device/msix_vectors.h"
 #include "models/device/pcie_link.h"
 #include "models/device/picoseconds.h"
 #include "models/device/posted_write_order.h"
+#include "models/device/replayed_service.h"
+#include "models/device/service_time.h"
 #include "models/host/queue_memory.h"
 #include "models/system/ring_fifo.h"
-#include "models/device/replayed_service.h"
 #include "models/workload/request.h"
-#include "models/device/service_time.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "vocab/nvme_ring.h"
@@ -36,45 +52,6 @@ namespace nvmesim {
 struct MsixSink {
   void* self = nullptr;
   void (*message)(void* self, uint32_t drive, uint32_t vector, Duration after, bool posted) = nullptr;
-};
-
-struct DeviceStats {
-  uint64_t commands = 0;          // completed (CQE posted)
-  uint64_t msix_messages = 0;     // messages sent
-  uint64_t msix_held = 0;         // postings that found the vector masked (pending set)
-  uint64_t coalesced = 0;         // postings held back by coalescing
-  uint64_t cqe_writes_stalled = 0;  // CQE writes that waited behind a message at the root complex
-  Duration queue_wait;            // sum of waits for a free unit
-  uint64_t waits = 0;             // commands that entered a unit
-  uint64_t admin_commands = 0;
-  uint64_t posted_notifications = 0;  // posted MSIs: notifications sent for its vectors
-  // Busy time inside the measured window only (Device::measure_window): a fetch, service,
-  // transfer or message that straddles a window edge counts only its part inside, so no
-  // share of the window can pass 1 however long one of them is. operator- keeps these.
-  int64_t front_end_busy_ps = 0;  // commands fetched, 1/iops_max each
-  Duration unit_busy;             // service time
-  int64_t link_busy_ps = 0;       // device->host plus host->device transfer time
-  // Its share of the platform's interrupt delivery: time of its root complex's remapping
-  // unit and of its socket's interrupt delivery (remappable interrupts, posted messages
-  // and the posted notifications sent for its vectors).
-  int64_t remapping_busy_ns = 0;
-  int64_t socket_busy_ns = 0;
-  FlashWriteStats writes;  // the write path (DeviceProfile::write_path), else all zero
-
-  DeviceStats operator-(const DeviceStats& start) const {
-    DeviceStats d = *this;
-    d.commands -= start.commands;
-    d.msix_messages -= start.msix_messages;
-    d.msix_held -= start.msix_held;
-    d.coalesced -= start.coalesced;
-    d.cqe_writes_stalled -= start.cqe_writes_stalled;
-    d.queue_wait -= start.queue_wait;
-    d.waits -= start.waits;
-    d.admin_commands -= start.admin_commands;
-    d.posted_notifications -= start.posted_notifications;
-    d.writes = writes - start.writes;
-    return d;
-  }
 };
 
 class Device {
@@ -151,6 +128,8 @@ class Device {
   uint32_t index() const { return index_; }
 
  private:
+  // One I/O queue pair as the controller sees it: the SQ it fetches (controller), the CQ
+  // it posts to (CQ posting) and the vector it signals (signalling).
   struct SqState {
     QueueMemory* mem = nullptr;
     uint32_t depth = 0;
@@ -174,49 +153,28 @@ class Device {
     uint32_t waiting = 0;  // its CQEs in waiting_cqes_ (behind a message not yet sent)
   };
 
+  // ---- The controller (device_controller.cc).
   static void on_doorbell_seen(void* self, uint64_t arg);
   static void on_front_end(void* self, uint64_t arg);
   // One arbitration turn of the front end (it is free now).
   void front_end_turn();
-  static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
-  static void on_target_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
-  static void on_flash_done(void* self, uint64_t arg);   // arg: FlashWrites' operation
-  void start_write(DeviceCommand c, Time start);         // admitted to the write buffer
-  static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
+  void kick_front_end();
   static void on_admin_done(void* self, uint64_t arg);
 
-  void kick_front_end();
-  void write_cqe(SqState& q, uint32_t cid);
+  // ---- The service (device_service.cc).
   void start_unit(DeviceCommand c, Time at);
+  static void on_unit_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
   void start_on_target(DeviceCommand c, Time ready);  // profile.media_read > 0
-  void schedule_post(uint32_t cid, uint32_t qid, Time post);
-  void replay_post(uint32_t cid, Time fetched);
-  static void on_replayed_known(void* self, uint64_t cid);
-  // The message leaves the device now: to the host, or to the platform in PCIe order.
-  static void emit(void* self, uint32_t vector);
-  void emit_ordered(uint32_t vector);  // behind the port's messages at the root complex
-  void hold_cqe(SqState& q, uint32_t cid, Time at);
-  // The root complex took the message the port presented: its later writes land from
-  // `leaves` on, and the next message of the port goes there then.
-  void message_sent(Time leaves);
-  static void on_port_turn(void* self, uint64_t);
-  void present(uint32_t vector);
-  // Messages of the port not yet sent (their times unknown): a CQE written now waits.
-  bool unsent_messages() const { return (port_busy_ && !port_sent_) || !port_messages_.empty(); }
-  // Held writes that have landed by now, as their events would have written them: how many
-  // (without writing), or written into the ring.
-  uint32_t landed_held(const SqState& q) const;
-  bool landed(const SqState::HeldCqe& h) const { return eq_->has_run(h.at, h.seq); }
-  void write_landed_held(SqState& q);
-  // Its share of the platform's delivery for one message or notification (DeviceStats).
-  void count_delivery(const InterruptTimes& t);
-  // A socket's messages of one instant go to the platform by drive, then vector
-  // (SameTimeOrder, InterruptDelivery::key).
+  static void on_target_done(void* self, uint64_t arg);  // arg: DeviceCommand packed
+  void start_write(DeviceCommand c, Time start);         // admitted to the write buffer
+  static void on_flash_done(void* self, uint64_t arg);   // arg: FlashWrites' operation
   void finish_unit(DeviceCommand c);
   static void on_read_data(void* self, uint64_t command);
   void post_after_data(DeviceCommand c, Time done);  // the CQE, once its data is on the way
   Time round_post(Time post);  // profile.completion_round > 0
-  static void on_platform_message(void* self, uint64_t vector);
+  // --replay-service: a recorded command's posting, and what the model knows ahead of it.
+  void replay_post(uint32_t cid, Time fetched);
+  static void on_replayed_known(void* self, uint64_t cid);
   static void on_replayed_unit_done(void* self, uint64_t command);
   // With the platform's ordering, a replayed command whose unit's end is recorded, or that
   // the trace saw unposted, ends without taking one of the model's units (replayed_unit_end,
@@ -234,6 +192,37 @@ class Device {
     return replayed_ && replayed_->recorded(r) && !replays_unit(r);
   }
 
+  // ---- CQ posting (device_cq_posting.cc).
+  void schedule_post(uint32_t cid, uint32_t qid, Time post);
+  static void on_cqe_post(void* self, uint64_t arg);   // arg: qid << 32 | cid
+  void write_cqe(SqState& q, uint32_t cid);
+  void hold_cqe(SqState& q, uint32_t cid, Time at);
+  // Held writes that have landed by now, as their events would have written them: how many
+  // (without writing), or written into the ring.
+  uint32_t landed_held(const SqState& q) const;
+  bool landed(const SqState::HeldCqe& h) const { return eq_->has_run(h.at, h.seq); }
+  void write_landed_held(SqState& q);
+
+  // ---- Interrupt signalling towards the platform (device_signalling.cc).
+  // The message leaves the device now: to the host, or to the platform in PCIe order.
+  static void emit(void* self, uint32_t vector);
+  void emit_ordered(uint32_t vector);  // behind the port's messages at the root complex
+  // The message at the head of the port reaches the root complex; a socket's messages of
+  // one instant go to the platform by drive, then vector (SameTimeOrder,
+  // InterruptDelivery::key).
+  void present(uint32_t vector);
+  static void on_platform_message(void* self, uint64_t vector);
+  // The root complex took the message the port presented: its later writes land from
+  // `leaves` on, and the next message of the port goes there then.
+  void message_sent(Time leaves);
+  static void on_port_turn(void* self, uint64_t);
+  // Messages of the port not yet sent (their times unknown): a CQE written now waits.
+  bool unsent_messages() const { return (port_busy_ && !port_sent_) || !port_messages_.empty(); }
+  // Its share of the platform's delivery for one message or notification (DeviceStats).
+  void count_delivery(const InterruptTimes& t);
+
+  // ---- State. Shared by the concerns: the clock, the profile, the requests, the queues,
+  // the window and the counters.
   sim::EventQueue* eq_;
   // The per-command handlers, bound once (sim::EventQueue::bind).
   sim::EventQueue::Bound doorbell_seen_, front_end_, unit_done_, target_done_, cqe_post_, port_turn_, flash_done_;
@@ -247,12 +236,14 @@ class Device {
   const ReplayedService* replayed_ = nullptr;
   std::vector<SqState> queues_;
   MsixVectors vectors_;
+  // The controller's arbitration and front end.
   std::vector<uint32_t> rr_;   // queues with fetched-but-unprocessed SQEs, round robin
   std::size_t rr_pos_ = 0;
   bool fe_scheduled_ = false;
   int64_t fe_free_ps_ = 0;     // front end free from (picoseconds keep the ceiling exact)
   int64_t fe_gap_ps_ = 0;
   ps::MeasuredWindow window_;  // measure_window
+  // The service: the link, the units and the flash targets.
   PcieLink link_;
   uint32_t units_busy_ = 0;
   RingFifo<std::pair<uint64_t, Time>> unit_wait_;  // (DeviceCommand packed, ready time)
@@ -263,7 +254,8 @@ class Device {
   std::optional<FlashWrites> writes_;  // the write path (profile.write_path()), on the targets
   Time round_at_;                      // completion rounds: the latest round taken
   uint32_t round_posts_ = 0;           // and the CQEs it posts
-  std::optional<PostedWriteOrder> order_;  // none: messages do not hold up other writes
+  // Signalling: none, or messages that hold up the other writes in PCIe order.
+  std::optional<PostedWriteOrder> order_;
   // The port's messages in PCIe order: one at its root complex at a time (presented, then
   // sent), the later ones behind it, and the CQEs written behind messages not yet sent.
   bool port_busy_ = false;   // a message was presented and has not left
@@ -277,5 +269,19 @@ class Device {
   RingFifo<WaitingCqe> waiting_cqes_;
   DeviceStats stats_;
 };
+
+// The CQE write is emitted behind the drive's messages still at its root complex: it lands
+// at `at`, when they have left (or earlier through post_due, if a reaper gets there after
+// that time).
+// No event writes it: it lands at `at`, and whoever looks at the ring before a reaper takes
+// it (post_due) writes it as that event would have (write_landed_held), or counts it
+// (landed_held). The event's sequence number is still taken, so that every other event
+// keeps its place among equal times.
+// Defined here, not in device_cq_posting.cc: interrupt signalling calls it for every CQE
+// released behind a sent message (message_sent), and across files it would be a call.
+inline void Device::hold_cqe(SqState& q, uint32_t cid, Time at) {
+  (*requests_)[cid].posted = at;
+  q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
+}
 
 }  // namespace nvmesim
