@@ -200,6 +200,8 @@ class Device {
   // `leaves` on, and the next message of the port goes there then.
   void message_sent(Time leaves);
   static void on_port_turn(void* self, uint64_t);
+  void next_turn(Time at, uint32_t vector);  // the port's next message reaches the root complex then
+  static void on_port_message(void* self, uint64_t vector);
   void present(uint32_t vector);
   // Messages of the port not yet sent (their times unknown): a CQE written now waits.
   bool unsent_messages() const { return (port_busy_ && !port_sent_) || !port_messages_.empty(); }
