@@ -220,9 +220,8 @@ void Device::on_flash_done(void* self, uint64_t arg) {
 
 // A command's unit is done: its read data go to the host, then its CQE is posted.
 void Device::finish_unit(DeviceCommand c) {
-  Request& r = (*requests_)[c.cid];
   Time done = eq_->now();
-  r.unit_done = done;
+  if (record_times_) (*requests_)[c.cid].unit_done = done;
   // Read data is posted too and cannot pass the device's message still at the root
   // complex: it crosses the link into the root port's buffers and lands behind the
   // message (assumed: the port's posted-data credits cover the device's writes during
@@ -235,7 +234,7 @@ void Device::finish_unit(DeviceCommand c) {
                            c.pack());
     return;
   }
-  if (!c.write) done = link_.to_host(c.bytes(r), done);  // read data to host
+  if (!c.write) done = link_.to_host(c.bytes((*requests_)[c.cid]), done);  // read data to host
   post_after_data(c, done);
 }
 
@@ -311,7 +310,7 @@ void Device::on_replayed_known(void* self, uint64_t cid64) {
 }
 
 void Device::schedule_post(uint32_t cid, uint32_t qid, Time post) {
-  (*requests_)[cid].posted = post;
+  if (record_times_) (*requests_)[cid].posted = post;
   // Keep the queue's postings in time order (reads wait for the link, writes do not);
   // equal times stay in scheduling order, as their events do.
   queues_[qid].posts.insert_sorted({post, cid}, [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -394,7 +393,7 @@ void Device::on_cqe_post(void* self, uint64_t arg) {
 // (landed_held). The event's sequence number is still taken, so that every other event
 // keeps its place among equal times.
 void Device::hold_cqe(SqState& q, uint32_t cid, Time at) {
-  (*requests_)[cid].posted = at;
+  if (record_times_) (*requests_)[cid].posted = at;
   q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
 }
 

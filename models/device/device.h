@@ -97,6 +97,11 @@ class Device {
     ++stats_.posted_notifications;
     count_delivery(t);
   }
+  // Whether each command's Request gets its unit's end and its CQE posting time
+  // (Request::unit_done, posted), which only a command trace and a replay read. By then the
+  // Request is cold: writing it was the completion path's largest cache miss (a held CQE's,
+  // in message_sent). Before the run; on unless turned off.
+  void record_command_times(bool on) { record_times_ = on; }
   // The busy figures (DeviceStats) count only what falls inside [from, to). Before the run;
   // unset, everything counts.
   void measure_window(Time from, Time to);
@@ -244,6 +249,7 @@ class Device {
   sim::Rng rng_;
   MsixSink sink_;
   std::vector<Request>* requests_;  // the device records each command's CQE posting time
+  bool record_times_ = true;         // record_command_times
   ServiceTime read_time_;
   ServiceTime write_time_;
   const ReplayedService* replayed_ = nullptr;
