@@ -37,7 +37,7 @@ class EventQueue {
   EventQueue() : hash_(kHashSlots, 0) {}
 
   Time now() const { return now_; }
-  bool empty() const { return size_ == 0; }
+  bool empty() const { return size_ == 0 && future_min_ == UINT64_MAX; }
   std::size_t size() const { return size_; }
   uint64_t dispatched() const { return dispatched_; }
   // Whether an event scheduled at `t` with sequence number `seq` (take_seq) has run by now:
@@ -48,9 +48,9 @@ class EventQueue {
   // The earliest pending time (Time::never() when none). Not const: it may bring the
   // wheel's next slot into the current run, which changes no order.
   Time next_time() {
-    if (size_ == 0) return Time::never();
+    if (size_ == 0) return future_min_ == UINT64_MAX ? Time::never() : Time::from_ns(static_cast<int64_t>(future_min_));
     if (cur_.empty()) advance();
-    return Time::from_ns(static_cast<int64_t>(cur_.front().time));
+    return Time::from_ns(static_cast<int64_t>(std::min(cur_.front().time, future_min_)));
   }
 
   void schedule(Time t, Handler fn, void* ctx, uint64_t arg = 0) { schedule_taken(t, take_seq(), fn, ctx, arg); }
@@ -82,25 +82,27 @@ class EventQueue {
   // run by `rank`, lower first; what they schedule at the same instant runs after them.
   using InstantEnd = void (*)(void* ctx);
   void at_instant_end(uint32_t rank, InstantEnd fn, void* ctx) { instant_end_.push_back({rank, fn, ctx}); }
+  // The same for a later instant `t`, asked for before it: fn(ctx) runs in t's end phase,
+  // as if at_instant_end(rank, fn, ctx) had been called at t before that phase, whether
+  // or not any event runs at t. No event is filed: an owner that knows now that it will
+  // have a request at t needs no event at t only to make it (SameTimeOrder::add_at).
+  void at_instant_end_at(Time t, uint32_t rank, InstantEnd fn, void* ctx) {
+    assert(t > now_ && "a later instant");
+    const auto at = static_cast<uint64_t>(t.ns());
+    // In time order, equal times in the order asked for: a few are pending at most.
+    future_end_.push_back({at, {rank, fn, ctx}});
+    for (std::size_t j = future_end_.size() - 1; j > future_head_ && future_end_[j - 1].time > at; --j)
+      std::swap(future_end_[j], future_end_[j - 1]);
+    future_min_ = future_end_[future_head_].time;
+  }
 
   // Runs the earliest event; returns false when none is left.
-  bool step() {
-    if (instant_ends_now()) return true;
-    if (size_ == 0) return false;
-    if (cur_.empty()) advance();
-    dispatch(take());
-    return true;
-  }
+  bool step() { return step_until(UINT64_MAX - 1); }
 
   // Runs every event with time <= end, then sets the clock to end.
   void run_until(Time end) {
     const auto end_ns = static_cast<uint64_t>(end.ns());
-    for (;;) {
-      if (instant_ends_now()) continue;
-      if (size_ == 0) break;
-      if (cur_.empty()) advance();
-      if (cur_.front().time > end_ns) break;
-      dispatch(take());
+    while (step_until(end_ns)) {
     }
     if (now_ < end) now_ = end;
     running_seq_ = next_seq_;
@@ -116,6 +118,34 @@ class EventQueue {
     InstantEnd fn;
     void* ctx;
   };
+  struct FutureEnd {
+    uint64_t time;
+    InstantEndCall call;
+  };
+  // One step of the run up to end_ns: an instant's end phase, or an event, or the start of
+  // an instant that has an end phase asked for (at_instant_end_at) and no event. False when
+  // nothing is left up to end_ns.
+  [[gnu::always_inline]] bool step_until(uint64_t end_ns) {
+    if (instant_ends_now()) return true;
+    uint64_t next = UINT64_MAX;
+    if (size_ != 0) {
+      if (cur_.empty()) advance();
+      next = cur_.front().time;
+    }
+    if (future_min_ <= next) [[unlikely]] {
+      if (future_min_ > end_ns) return false;
+      if (future_min_ < next) {
+        begin_future_instant();
+        return true;
+      }
+      dispatch(take());    // the instant's first event, then the end phases asked for it join
+      take_future_ends();  // (one asked for by that event itself is asked for at the instant)
+      return true;
+    }
+    if (next > end_ns) return false;
+    dispatch(take());
+    return true;
+  }
   // Runs the instant's end phase if one is pending and no event of this instant is left.
   bool instant_ends_now() {
     if (instant_end_.empty()) return false;
@@ -124,6 +154,12 @@ class EventQueue {
       if (cur_.front().time == static_cast<uint64_t>(now_.ns())) return false;
     }
     running_seq_ = next_seq_;  // every event of this instant scheduled so far has run
+    if (instant_end_.size() == 1) {  // the usual case: no order to sort, nothing to swap
+      const InstantEndCall c = instant_end_.front();
+      instant_end_.clear();  // one asked for while it runs comes next
+      c.fn(c.ctx);
+      return true;
+    }
     instant_running_.swap(instant_end_);  // one asked for while these run comes next
     if (instant_running_.size() > 1)
       std::stable_sort(instant_running_.begin(), instant_running_.end(),
@@ -131,6 +167,43 @@ class EventQueue {
     for (const InstantEndCall& c : instant_running_) c.fn(c.ctx);
     instant_running_.clear();
     return true;
+  }
+  // The clock reaches the earliest instant asked for by at_instant_end_at, before any
+  // event at that time (there is none, or it is the run's end).
+  void begin_future_instant() {
+    now_ = Time::from_ns(static_cast<int64_t>(future_min_));
+    const std::size_t h = future_head_;
+    if (h + 1 < future_end_.size() && future_end_[h + 1].time == future_min_) {
+      take_future_ends();  // several: instant_ends_now orders them
+      return;
+    }
+    // One, and no event at this instant: its end phase is that call alone, now.
+    const InstantEndCall c = future_end_[h].call;
+    pop_future_end();
+    running_seq_ = next_seq_;
+    c.fn(c.ctx);
+  }
+  void pop_future_end() {
+    if (++future_head_ == future_end_.size()) {
+      future_end_.clear();
+      future_head_ = 0;
+      future_min_ = UINT64_MAX;
+      return;
+    }
+    if (future_head_ >= 64 && 2 * future_head_ >= future_end_.size()) {  // taken ones out, now and then
+      future_end_.erase(future_end_.begin(), future_end_.begin() + static_cast<std::ptrdiff_t>(future_head_));
+      future_head_ = 0;
+    }
+    future_min_ = future_end_[future_head_].time;
+  }
+  // The phases asked for now by at_instant_end_at join now's end phase, in the order they
+  // were asked for.
+  void take_future_ends() {
+    const auto now = static_cast<uint64_t>(now_.ns());
+    while (future_min_ == now) {
+      instant_end_.push_back(future_end_[future_head_].call);
+      pop_future_end();
+    }
   }
   static constexpr std::size_t kHashSlots = 1024;  // hash table of handler ids, power of two
   // The wheel: slots of 2^kSlotShift ns, kWheelSlots of them (1.05 ms): every event of a
@@ -363,6 +436,9 @@ class EventQueue {
   std::size_t size_ = 0;
   std::vector<Target> handlers_;
   std::vector<InstantEndCall> instant_end_, instant_running_;  // at_instant_end's
+  std::vector<FutureEnd> future_end_;  // at_instant_end_at's from future_head_ on, in time order
+  std::size_t future_head_ = 0;
+  uint64_t future_min_ = UINT64_MAX;   // their earliest time (UINT64_MAX: none)
   std::vector<uint32_t> hash_;  // id + 1 of a handler, 0 empty
   Time now_ = Time::zero();
   uint64_t next_seq_ = 0;

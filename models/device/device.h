@@ -74,6 +74,11 @@ class Device {
     ++stats_.posted_notifications;
     count_delivery(t);
   }
+  // Whether each command's Request gets its unit's end and its CQE posting time
+  // (Request::unit_done, posted), which only a command trace and a replay read. By then the
+  // Request is cold: writing it was the completion path's largest cache miss (a held CQE's,
+  // in message_sent). Before the run; on unless turned off.
+  void record_command_times(bool on) { record_times_ = on; }
   // The busy figures (DeviceStats) count only what falls inside [from, to). Before the run;
   // unset, everything counts.
   void measure_window(Time from, Time to);
@@ -216,6 +221,8 @@ class Device {
   // `leaves` on, and the next message of the port goes there then.
   void message_sent(Time leaves);
   static void on_port_turn(void* self, uint64_t);
+  void next_turn(Time at, uint32_t vector);  // the port's next message reaches the root complex then
+  static void on_port_message(void* self, uint64_t vector);
   // Messages of the port not yet sent (their times unknown): a CQE written now waits.
   bool unsent_messages() const { return (port_busy_ && !port_sent_) || !port_messages_.empty(); }
   // Its share of the platform's delivery for one message or notification (DeviceStats).
@@ -231,6 +238,7 @@ class Device {
   sim::Rng rng_;
   MsixSink sink_;
   std::vector<Request>* requests_;  // the device records each command's CQE posting time
+  bool record_times_ = true;         // record_command_times
   ServiceTime read_time_;
   ServiceTime write_time_;
   const ReplayedService* replayed_ = nullptr;
@@ -280,7 +288,7 @@ class Device {
 // Defined here, not in device_cq_posting.cc: interrupt signalling calls it for every CQE
 // released behind a sent message (message_sent), and across files it would be a call.
 inline void Device::hold_cqe(SqState& q, uint32_t cid, Time at) {
-  (*requests_)[cid].posted = at;
+  if (record_times_) (*requests_)[cid].posted = at;
   q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
 }
 

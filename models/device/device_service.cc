@@ -92,9 +92,8 @@ void Device::on_flash_done(void* self, uint64_t arg) {
 
 // A command's unit is done: its read data go to the host, then its CQE is posted.
 void Device::finish_unit(DeviceCommand c) {
-  Request& r = (*requests_)[c.cid];
   Time done = eq_->now();
-  r.unit_done = done;
+  if (record_times_) (*requests_)[c.cid].unit_done = done;
   // Read data is posted too and cannot pass the device's message still at the root
   // complex: it crosses the link into the root port's buffers and lands behind the
   // message (assumed: the port's posted-data credits cover the device's writes during
@@ -107,7 +106,7 @@ void Device::finish_unit(DeviceCommand c) {
                            c.pack());
     return;
   }
-  if (!c.write) done = link_.to_host(c.bytes(r), done);  // read data to host
+  if (!c.write) done = link_.to_host(c.bytes((*requests_)[c.cid]), done);  // read data to host
   post_after_data(c, done);
 }
 

@@ -24,7 +24,7 @@ void Device::emit_ordered(uint32_t vector) {
   // due, and this one goes behind it): the port is free.
   if (port_busy_ && port_sent_ && port_messages_.empty() && !order_->stalls(eq_->now())) port_busy_ = false;
   if (port_busy_) {  // behind the port's message at the root complex
-    if (port_messages_.empty() && port_sent_) eq_->schedule(order_->visible_from(eq_->now()), port_turn_, 0);
+    if (port_messages_.empty() && port_sent_) next_turn(order_->visible_from(eq_->now()), vector);
     port_messages_.push_back(vector);
     return;
   }
@@ -67,7 +67,35 @@ void Device::message_sent(Time leaves) {
     --q.waiting;
     hold_cqe(q, w.cid, leaves);  // counted as stalled when it began to wait
   }
-  if (!port_messages_.empty()) eq_->schedule(leaves, port_turn_, 0);
+  if (!port_messages_.empty()) next_turn(leaves, port_messages_.front());
+}
+
+// The port's next message (`vector`, at the head of port_messages_ by then) reaches the root
+// complex at `at`, when the one before it leaves. Later than now, it is presented in that
+// instant's order at once (SameTimeOrder::add_at) rather than by an event at `at`: nothing
+// before that instant's end reads what presenting it changes (port_messages_ keeps it and
+// port_sent_ stays set meanwhile, and both answer every question asked of the port --
+// unsent_messages, emit_ordered -- as its presented state does). The event's sequence
+// number is still taken, so that every other event keeps its place among equal times.
+void Device::next_turn(Time at, uint32_t vector) {
+  if (at == eq_->now()) {
+    eq_->schedule(at, port_turn_, 0);
+    return;
+  }
+  eq_->take_seq();
+  order_->arrivals().add_at(at, InterruptDelivery::key(index_, InterruptDelivery::kMessage, vector),
+                            &Device::on_port_message, this, vector);
+}
+
+// A message presented by next_turn, at its instant's end: as on_port_turn and then the
+// platform's call would have had it.
+void Device::on_port_message(void* self, uint64_t vector) {
+  auto* d = static_cast<Device*>(self);
+  assert(!d->port_messages_.empty() && d->port_messages_.front() == vector && d->port_sent_);
+  d->port_messages_.pop_front();
+  d->port_busy_ = true;
+  d->port_sent_ = false;
+  on_platform_message(self, vector);
 }
 
 // The port's message left its root complex: the next one is at the head now.

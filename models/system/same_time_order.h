@@ -26,8 +26,21 @@ class SameTimeOrder {
   }
   // Runs fn(ctx, arg) at the end of the current instant, after the requests with lower keys.
   void add(uint64_t key, Fn fn, void* ctx, uint64_t arg) {
-    if (pending_.empty()) eq_->at_instant_end(rank_, &SameTimeOrder::on_instant_end, this);
+    if (pending_.empty() && !future_due(eq_->now())) eq_->at_instant_end(rank_, &SameTimeOrder::on_instant_end, this);
     pending_.push_back({key, static_cast<uint32_t>(pending_.size()), fn, ctx, arg});
+  }
+  // The same request for a later instant `t`, made now: it runs at the end of `t` with
+  // that instant's requests, in the same order as if add() had been called at `t` before
+  // that instant's end, and no event is needed at `t` to make it. Its key must be unique
+  // among the instant's requests (the order among equal keys is the order of add calls).
+  void add_at(Time t, uint64_t key, Fn fn, void* ctx, uint64_t arg) {
+    // In time order (equal times in the order made); the instant's end phase is asked for
+    // once, by its first request.
+    future_.push_back({t, {key, 0, fn, ctx, arg}});
+    std::size_t j = future_.size() - 1;
+    for (; j > future_head_ && future_[j - 1].at > t; --j) std::swap(future_[j], future_[j - 1]);
+    if (j == future_head_ || future_[j - 1].at != t)
+      eq_->at_instant_end_at(t, rank_, &SameTimeOrder::on_instant_end, this);
   }
 
  private:
@@ -38,19 +51,59 @@ class SameTimeOrder {
     void* ctx;
     uint64_t arg;
   };
+  struct FutureRequest {
+    Time at;
+    Request r;
+  };
+  // Whether add_at requests for now are waiting (their end phase is asked for): none is
+  // earlier, each instant's end phase takes its own.
+  bool future_due(Time now) const { return future_head_ < future_.size() && future_[future_head_].at == now; }
   static void on_instant_end(void* self) {
     auto* o = static_cast<SameTimeOrder*>(self);
+    const Time now = o->eq_->now();
+    const bool due = o->future_due(now);
+    if (o->pending_.size() + (due ? 1 : 0) == 1 && !(due && o->future_head_ + 1 < o->future_.size() &&
+                                                      o->future_[o->future_head_ + 1].at == now)) {
+      // One request (the usual case): nothing to sort, nothing to swap.
+      Request r;
+      if (due) {
+        r = o->future_[o->future_head_].r;
+        o->pop_future();
+      } else {
+        r = o->pending_.front();
+        o->pending_.clear();  // a request made while it runs goes to a new batch
+      }
+      r.fn(r.ctx, r.arg);
+      return;
+    }
     o->running_.swap(o->pending_);  // a request made while these run goes to a new batch
+    while (o->future_due(now)) {  // add_at's for now join the batch after those made at now
+      o->running_.push_back(o->future_[o->future_head_].r);
+      o->running_.back().order = static_cast<uint32_t>(o->running_.size() - 1);
+      o->pop_future();
+    }
     std::sort(o->running_.begin(), o->running_.end(),
               [](const Request& a, const Request& b) { return a.key != b.key ? a.key < b.key : a.order < b.order; });
     for (const Request& r : o->running_) r.fn(r.ctx, r.arg);
     o->running_.clear();
   }
 
+  void pop_future() {
+    if (++future_head_ == future_.size()) {
+      future_.clear();
+      future_head_ = 0;
+    } else if (future_head_ >= 64 && 2 * future_head_ >= future_.size()) {  // taken ones out, now and then
+      future_.erase(future_.begin(), future_.begin() + static_cast<std::ptrdiff_t>(future_head_));
+      future_head_ = 0;
+    }
+  }
+
   sim::EventQueue* eq_ = nullptr;
   uint32_t rank_ = 0;
   std::vector<Request> pending_;
   std::vector<Request> running_;
+  std::vector<FutureRequest> future_;  // add_at's from future_head_ on, for later instants, in time order
+  std::size_t future_head_ = 0;
 };
 
 }  // namespace nvmesim

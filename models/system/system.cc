@@ -112,7 +112,10 @@ void System::run(const std::function<void(double)>& progress) {
   const Time window_start = Time::zero() + sc_.warmup;
   const Time window_end = window_start + sc_.duration;
   observer_.set_window(window_start, window_end);
-  for (auto& d : devices_) d->measure_window(window_start, window_end);
+  for (auto& d : devices_) {
+    d->measure_window(window_start, window_end);
+    d->record_command_times(observer_.watches_commands());  // only a command trace or a replay reads them
+  }
   job_model_.start(started_jobs_);
   kernel_.start_monitors(started_drives_);
   if (sc_.warmup == Duration::zero()) observer_.start_window();

@@ -69,5 +69,54 @@ TEST(SameTimeOrder, RunsBeforeAStopInTheMiddleOfARunAndAtTheRunsEnd) {
   EXPECT_TRUE(l.eq.empty());
 }
 
+// A request made ahead for a later instant (add_at) runs at that instant's end, in key
+// order with the requests its events make, as if it had been made at that instant; with
+// no event at that instant it still runs there, and it needs no event of its own.
+TEST(SameTimeOrder, ARequestMadeAheadRunsInItsInstantsOrderWithOrWithoutEventsThere) {
+  Log l;
+  l.order.bind(&l.eq, 0);
+  const Time t = Time::zero() + Duration::ns(100);
+  l.order.add_at(t, 2, &Log::request, &l, 2);                    // with t's events
+  l.order.add_at(t + Duration::ns(50), 9, &Log::request, &l, 9);  // alone at its instant
+  l.order.add_at(t, 5, &Log::request, &l, 5);
+  l.eq.schedule(t, &Log::event, &l, 3);
+  l.eq.schedule(t, &Log::late, &l, 1);
+  l.eq.schedule(t + Duration::ns(60), &Log::event, &l, 4);
+  EXPECT_FALSE(l.eq.empty());
+  l.eq.run_until(t + Duration::ns(40));
+  const std::vector<Ran> at_t = {{'e', 3, 100}, {'e', 1, 100}, {'r', 1, 100}, {'r', 2, 100}, {'r', 3, 100}, {'r', 5, 100}};
+  EXPECT_EQ(l.ran, at_t);
+  EXPECT_EQ(l.eq.next_time(), t + Duration::ns(50));
+  l.eq.run_until(t + Duration::ns(100));
+  ASSERT_EQ(l.ran.size(), 9u);
+  EXPECT_EQ(l.ran[6], (Ran{'r', 9, 150}));
+  EXPECT_EQ(l.ran[7], (Ran{'e', 4, 160}));
+  EXPECT_EQ(l.ran[8], (Ran{'r', 4, 160}));
+  EXPECT_EQ(l.eq.dispatched(), 4u);  // the events alone
+  EXPECT_TRUE(l.eq.empty());
+}
+
+// Two orders (ranks 0 and 1) at one instant, one asked for ahead and one at the instant:
+// rank order, as when both are asked for at the instant.
+TEST(SameTimeOrder, OrdersAskedForAheadAndAtTheInstantRunByRank) {
+  struct Two {
+    sim::EventQueue eq;
+    SameTimeOrder a, b;
+    std::vector<uint64_t> ran;
+    static void request(void* self, uint64_t arg) { static_cast<Two*>(self)->ran.push_back(arg); }
+    static void event(void* self, uint64_t) {
+      auto* w = static_cast<Two*>(self);
+      w->a.add(10, &Two::request, w, 10);
+    }
+  } w;
+  w.a.bind(&w.eq, 0);
+  w.b.bind(&w.eq, 1);
+  const Time t = Time::zero() + Duration::ns(30);
+  w.b.add_at(t, 1, &Two::request, &w, 21);
+  w.eq.schedule(t, &Two::event, &w, 0);
+  w.eq.run_until(t);
+  EXPECT_EQ(w.ran, (std::vector<uint64_t>{10, 21}));
+}
+
 }  // namespace
 }  // namespace nvmesim
