@@ -39,6 +39,18 @@ void irq_window(MeasuredPolicy& p, FakeQueueEnv& q, uint32_t inflight_after, Dur
   for (int i = 0; i < 4; ++i) irq(p, q, 4, inflight_after, gap);
 }
 
+// A try, started by an interrupt window (D_irq = 3 x gap).
+void start_a_try(MeasuredPolicy& p, FakeQueueEnv& q, Duration gap = Duration::us(10)) {
+  irq_window(p, q, 40, gap);
+  ASSERT_EQ(p.mode(), "poll_try");
+}
+
+// A first failed try: backing off.
+void expect_first_backoff(const MeasuredPolicy& p) {
+  EXPECT_EQ(p.mode(), "backoff");
+  EXPECT_EQ(p.failures(), 1u);
+}
+
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
   ASSERT_EQ(k.size(), 8u);
@@ -135,14 +147,12 @@ TEST(MeasuredPolicy, ATryBehindThePaceFailsEarly) {
   prm.enter_gap_ns = 100000;
   MeasuredPolicy p(prm);
   FakeQueueEnv q;
-  irq_window(p, q, 40, Duration::us(100));  // D_irq 300 us for 16
-  ASSERT_EQ(p.mode(), "poll_try");
+  start_a_try(p, q, Duration::us(100));  // D_irq 300 us for 16
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(50)).kind, Kind::sleep);   // nothing yet: no pace
   EXPECT_EQ(pass(p, q, 2, 40, Duration::us(5)).kind, Kind::resched);  // the window opens: 2
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(55)).kind, Kind::sleep);   // 2 in 55 us: (55 - 20) x 16 < 2 x 300
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(5)).kind, Kind::park);     // 2 in 60 us: behind
-  EXPECT_EQ(p.mode(), "backoff");
-  EXPECT_EQ(p.failures(), 1u);
+  expect_first_backoff(p);
 }
 
 // 2: a try that has found nothing yet is not behind, but it fails once it can no longer
@@ -150,12 +160,10 @@ TEST(MeasuredPolicy, ATryBehindThePaceFailsEarly) {
 TEST(MeasuredPolicy, ATryFailsOnceItCannotWin) {
   MeasuredPolicy p(small());
   FakeQueueEnv q;
-  irq_window(p, q, 40);
-  ASSERT_EQ(p.mode(), "poll_try");
+  start_a_try(p, q);
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(29)).kind, Kind::sleep);  // 0 in 29 us: can still win
   EXPECT_EQ(pass(p, q, 0, 40, Duration::ns(100)).kind, Kind::park);   // 0 in 29.1 us: cannot
-  EXPECT_EQ(p.mode(), "backoff");
-  EXPECT_EQ(p.failures(), 1u);
+  expect_first_backoff(p);
 }
 
 // 2: completions that come in a burst late in the window (an application reaping and
@@ -164,8 +172,7 @@ TEST(MeasuredPolicy, ATryFailsOnceItCannotWin) {
 TEST(MeasuredPolicy, ABurstyTryIsJudgedOnItsWindow) {
   MeasuredPolicy p(small());
   FakeQueueEnv q;
-  irq_window(p, q, 40);
-  ASSERT_EQ(p.mode(), "poll_try");
+  start_a_try(p, q);
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(25)).kind, Kind::sleep);
   EXPECT_EQ(pass(p, q, 16, 40, Duration::us(3)).kind, Kind::resched);
   EXPECT_EQ(p.mode(), "poll_hold");
