@@ -147,7 +147,7 @@ class MeasuredPolicy {
     if (resume_ && state_ == State::measure) {  // 5: the load is back after a pause
       resume_ = false;
       resumed_ = true;
-      return start_try(q, "measured: load back after a pause in a hold, a try against the interrupts' " +
+      return start_try(q, "measured: load back after a light-load pause, a try against the interrupts' " +
                               std::to_string(d_irq_ns_ / 1000) + " us");
     }
     if (!count(q, n)) return;  // the window is not full yet
