@@ -21,7 +21,7 @@ run() {  # output-name args...
   shift
   "$bin" run "$@" -o "$name.json" -q || { echo "FAILED: $name" >&2; exit 1; }
 }
-for p in irq watermark rate poll coalesce threaded coalesce_adaptive; do
+for p in irq watermark rate poll coalesce threaded coalesce_adaptive measured; do
   run "default_$p" "$scenarios/default.json" --set policy.name=$p --duration-us 3000 \
     --warmup-us 500 --threads 1
 done
