@@ -226,10 +226,7 @@ class MeasuredPolicy {
   // Adds n completions to the window; true when that fills it (the overshoot is dropped).
   template <QueueEnv Q>
   bool count(Q& q, uint32_t n) {
-    if (window_count_ == 0 && !started_) {
-      started_ = true;  // the window opens at its first drain: those CQEs are its first
-      start_ = q.now();
-    }
+    open_at_first_drain(q);
     window_count_ += n;
     if (window_count_ < window_) return false;
     window_count_ = 0;
@@ -244,6 +241,14 @@ class MeasuredPolicy {
     low_checks_ = 0;
     q.mask_vector();
     q.wake_thread();
+  }
+  // A window opens at its first drain: those CQEs are its first.
+  template <QueueEnv Q>
+  void open_at_first_drain(Q& q) {
+    if (window_count_ == 0 && !started_) {
+      started_ = true;
+      start_ = q.now();
+    }
   }
   template <QueueEnv Q>
   void restart(Q& q) {
@@ -266,10 +271,7 @@ class MeasuredPolicy {
   }
   template <QueueEnv Q>
   ThreadStep judge_try(Q& q, uint32_t n) {
-    if (!started_ && n > 0) {
-      started_ = true;
-      start_ = q.now();
-    }
+    if (n > 0) open_at_first_drain(q);
     window_count_ += n;
     if (cannot_win(q)) return fail(q);
     if (window_count_ < window_) return behind(q) ? fail(q) : ThreadStep::resched();
