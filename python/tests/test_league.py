@@ -13,7 +13,7 @@ import pytest
 from nvmesim import ab as ab_function
 from nvmesim import league
 from nvmesim import _sweep
-from nvmesim.ab import MatrixError, store as store_module
+from nvmesim.ab import MatrixError, load_matrix, store as store_module
 from nvmesim.ab.league import disagreements, parse_candidate
 from policy_a_slice import policy_a_slice
 
@@ -224,3 +224,74 @@ def test_parse_candidate():
     assert parse_candidate("rate") == {"name": "rate"}
     assert parse_candidate("rate:poll_period_ns=10000, window=4096") == {
         "name": "rate", "params": {"poll_period_ns": 10000, "window": 4096}}
+
+
+# -- a policy whose first decision lengthens its warm-up ----------------------------------
+
+def test_arms_of_a_case_run_the_warmup_either_policy_asks_for(tmp_path):
+    # Policy C decides at the end of its first 50 ms cycle, so the loader lengthens a
+    # shorter warm-up for it (cover_first_decision). Both arms of a case must then run
+    # that warm-up, or the baseline is measured 50 ms earlier in the drive's life.
+    matrix = _matrix(tmp_path, candidate={"name": "coalesce_adaptive"})
+    spec = load_matrix(matrix)
+    assert spec.warmup_us == 500
+    for case in spec.cases:
+        assert case.warmup_us == 50_500
+        assert [case.scenarios[arm]["warmup_us"] for arm in ("baseline", "candidate")] == [50_500] * 2
+    plain = load_matrix(_matrix(tmp_path / "plain"))  # watermark: nothing lengthened
+    assert {c.warmup_us for c in plain.cases} == {500}
+    assert all(c.scenarios["baseline"]["warmup_us"] == 500 for c in plain.cases)
+    # warmup_covers_policy false keeps the warm-up as given, on both arms.
+    doc = json.loads(Path(matrix).read_text())
+    doc["base"]["warmup_covers_policy"] = False
+    Path(matrix).write_text(json.dumps(doc))
+    assert {c.warmup_us for c in load_matrix(matrix).cases} == {500}
+
+
+def test_a_policy_that_asks_for_no_change_gives_the_baseline_s_runs(tmp_path):
+    # 128K writes on a PM9D3a: coalesce_adaptive's cycles never see a heavy load there, so
+    # each seed's candidate run is its baseline run when both run the same window. With
+    # the warm-ups unequal (4 ms against 54 ms) the baseline was still writing off the
+    # drive's drawn GC backlog and the case read +305% (too variable).
+    doc = policy_a_slice([], [32], seeds=3, duration_us=5000, warmup_us=1000)
+    doc["blocks"] = [doc["blocks"][1]]
+    doc["blocks"][0]["axes"][0]["values"][0] = {
+        "label": "128K write", "set": {"/jobs/*/rw": "write", "/jobs/*/bs": "128k"}}
+    doc["base"]["drives"][0]["profile"] = str(REPO / "scenarios" / "profiles" / "samsung_pm9d3a.json")
+    doc["base"]["host"] = str(REPO / "scenarios" / "profiles" / "host_testbed_a.json")
+    doc["candidate"] = {"name": "coalesce_adaptive"}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    runs = ab_function(path, out=tmp_path / "out", progress=False).runs
+    metrics = ["iops", "bytes_per_s", "p99_ns"]
+    base = runs[runs["arm"] == "baseline"].set_index("seed")[metrics]
+    cand = runs[runs["arm"] == "candidate"].set_index("seed")[metrics]
+    pd.testing.assert_frame_equal(base, cand)
+    assert base["iops"].min() > 0
+
+
+def test_a_league_shares_a_baseline_only_among_candidates_of_one_warmup(tmp_path, monkeypatch):
+    matrix = _matrix(tmp_path, candidates=[{"name": "watermark"}, {"name": "coalesce_adaptive"},
+                                           {"name": "threaded"}])
+    calls = _counting_execute(monkeypatch)
+    result = league(matrix, out=tmp_path / "out", progress=False)
+    # 3 cases x 5 seeds: one baseline for watermark and threaded, one for
+    # coalesce_adaptive (its 50.5 ms warm-up), and each candidate's own.
+    assert calls == [3 * 5 * (2 + 3)]
+    runs = {label: pd.read_csv(tmp_path / "out" / label / "runs.csv")
+            for label in ("watermark", "coalesce_adaptive", "threaded")}
+    base = {label: r[r["arm"] == "baseline"].reset_index(drop=True)[["case", "seed", "iops", "p99_ns"]]
+            for label, r in runs.items()}
+    pd.testing.assert_frame_equal(base["watermark"], base["threaded"])
+    assert not base["watermark"].equals(base["coalesce_adaptive"])
+    # Each folder is the plain A/B of its candidate: coalesce_adaptive's as `nvmesim ab`
+    # gives it alone, baseline runs included.
+    alone = ab_function(_matrix(tmp_path / "alone", candidate={"name": "coalesce_adaptive"}),
+                        out=tmp_path / "alone-out", progress=False).runs
+    pd.testing.assert_frame_equal(
+        alone[alone["arm"] == "baseline"].reset_index(drop=True)[["case", "seed", "iops", "p99_ns"]],
+        base["coalesce_adaptive"])
+    assert "(75 runs: a baseline run shared by the candidates that run the same warm-up)" \
+        in result.summary[0]
+    report = (tmp_path / "out" / "coalesce_adaptive" / "report.md").read_text()
+    assert "50500 us in 3 of 3 cases" in report

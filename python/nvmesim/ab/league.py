@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .._figures import REPORT_CSS, plural
 from .._files import write_bytes, write_text
-from .matrix import MatrixError, load_matrix, read_matrix_doc
+from .matrix import MatrixError, load_matrix, read_matrix_doc, warmup_text
 from .verdict import VERDICTS, Limits
 
 __all__ = ["LeagueResult", "candidate_arms", "disagreements", "league", "league_table", "run_shared",
@@ -128,8 +128,8 @@ def _load(matrix, arm, where, **options):
 
 
 def _journal_class():
-    """The executor's ``outcomes`` mapping: a baseline outcome goes into every candidate's
-    run table, a candidate's into its own."""
+    """The executor's ``outcomes`` mapping: a baseline outcome goes into the run table of
+    every candidate that shares it, a candidate's into its own."""
 
     class Journal:
         def __init__(self, stores, keys):
@@ -138,9 +138,11 @@ def _journal_class():
         def __setitem__(self, index, outcome):
             _seed, metrics, error = outcome
             case_id, who, seed = self._keys[index]
-            targets = self._stores.values() if who is None else [self._stores[who]]
-            for store in targets:
-                store.add(case_id, "baseline" if who is None else "candidate", seed, metrics, error)
+            if isinstance(who, tuple):  # a baseline run, for these candidates
+                for label in who:
+                    self._stores[label].add(case_id, "baseline", seed, metrics, error)
+            else:
+                self._stores[who].add(case_id, "candidate", seed, metrics, error)
             self._seen.add(index)
 
         def __contains__(self, index):
@@ -160,21 +162,38 @@ def _copy_row(source, target, key):
     target.add(key[0], key[1], key[2], metrics, row.get("error"), order=row.get("order"))
 
 
+def _baseline_groups(specs, i):
+    """Case ``i``'s candidates grouped by the baseline scenario they pair with, in
+    ``specs``' order: one baseline run serves a group. The arms of a case run the longest
+    warm-up either asks for (matrix.with_warmup), so a candidate whose policy lengthens it
+    (policy C's first cycle) has a baseline of its own."""
+    import json
+
+    groups = {}
+    for label, spec in specs.items():
+        text = json.dumps(spec.cases[i].scenarios["baseline"], sort_keys=True)
+        groups.setdefault(text, []).append(label)
+    return list(groups.values())
+
+
 def _pending(specs, stores):
-    """Tasks not on disk yet: per case and seed the shared baseline (once), then each
-    candidate, as ``[(case, who, seed, scenario)]`` (who: None for the baseline)."""
+    """Tasks not on disk yet: per case and seed each distinct baseline (once for the
+    candidates that share it), then each candidate, as ``[(case, who, seed, scenario)]``
+    (who: a tuple of candidate labels for a baseline run, a label for a candidate's)."""
     first = next(iter(specs.values()))
     todo = []
     for i, case in enumerate(first.cases):
+        groups = _baseline_groups(specs, i)
         for seed in first.seeds:
             key = (case.id, "baseline", seed)
-            have = [s for s in stores.values() if key in s.done]
-            if not have:
-                todo.append((case, None, seed, case.scenarios["baseline"]))
-            else:
-                for store in stores.values():
-                    if key not in store.done:
-                        _copy_row(have[0], store, key)
+            for group in groups:
+                have = [stores[label] for label in group if key in stores[label].done]
+                if not have:
+                    todo.append((case, tuple(group), seed, specs[group[0]].cases[i].scenarios["baseline"]))
+                    continue
+                for label in group:
+                    if key not in stores[label].done:
+                        _copy_row(have[0], stores[label], key)
             for label, spec in specs.items():
                 if (case.id, "candidate", seed) not in stores[label].done:
                     todo.append((case, label, seed, spec.cases[i].scenarios["candidate"]))
@@ -182,19 +201,19 @@ def _pending(specs, stores):
 
 
 def run_shared(specs, stores, workers=None, client=None, progress=True, desc="nvmesim ab"):
-    """Runs what ``stores`` (label -> RunStore of ``specs[label]``, all on the same cases,
-    seeds and baseline) lack, each baseline run once for all of them. Returns True if
-    Ctrl-C stopped it early."""
+    """Runs what ``stores`` (label -> RunStore of ``specs[label]``, all on the same cases
+    and seeds) lack, each distinct baseline run once for the candidates that pair with it.
+    Returns True if Ctrl-C stopped it early."""
     import json
 
     from .._sweep import _progress_bar, execute
 
     first = next(iter(specs.values()))
-    for spec in specs.values():  # the shared baseline must be the same runs for every candidate
-        assert [c.scenarios["baseline"] for c in spec.cases] == \
-            [c.scenarios["baseline"] for c in first.cases]
+    for spec in specs.values():  # the same cases and seeds for every candidate
+        assert [c.id for c in spec.cases] == [c.id for c in first.cases] and spec.seeds == first.seeds
     todo = _pending(specs, stores)
-    total = len(first.cases) * len(first.seeds) * (1 + len(specs))
+    baselines = sum(len(_baseline_groups(specs, i)) for i in range(len(first.cases)))
+    total = (baselines + len(first.cases) * len(specs)) * len(first.seeds)
     if not todo:
         return False
     tasks, keys = [], {}
@@ -257,7 +276,8 @@ def league(matrix, out=None, candidates=None, workers=None, client=None, duratio
     table = league_table(results, {label: arm for label, arm, _ in arms}, runs)
     long = _long_cases(results, first)
     disagree = disagreements(results, first)
-    summary = league_summary(table, disagree, first, len(specs))
+    baselines = sum(len(_baseline_groups(specs, i)) for i in range(len(first.cases)))
+    summary = league_summary(table, disagree, first, len(specs), baselines)
     _write_league(directory, table, long, disagree, summary, results, specs, limits)
     return LeagueResult(table=table, cases=long, disagreements=disagree, summary=summary,
                         results=results, directory=directory, interrupted=False)
@@ -381,13 +401,17 @@ def _pct(x):
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:+.1f}%"
 
 
-def league_summary(table, disagree, spec, n_candidates):
-    """The league's summary sentences."""
+def league_summary(table, disagree, spec, n_candidates, baselines=None):
+    """The league's summary sentences. ``baselines``: the baseline runs per seed (one per
+    case when every candidate shares it, the default)."""
     cases, seeds = len(spec.cases), len(spec.seeds)
-    runs = cases * seeds * (1 + n_candidates)
+    baselines = cases if baselines is None else baselines
+    runs = seeds * (baselines + cases * n_candidates)
+    shared = ("the baseline's runs shared" if baselines == cases else
+              "a baseline run shared by the candidates that run the same warm-up")
     lines = [f"{plural(n_candidates, 'candidate')} against {spec.baseline['name']} on "
              f"{plural(cases, 'case')}, {plural(seeds, 'seed')} per arm ({plural(runs, 'run')}: "
-             "the baseline's runs shared)."]
+             f"{shared})."]
     for _, r in table.iterrows():
         text = (f"{int(r['rank'])}. {r['candidate']}: {plural(int(r['improvements']), 'confirmed improvement')}, "
                 f"{plural(int(r['regressions']), 'throughput regression')}, "
@@ -407,6 +431,15 @@ def league_summary(table, disagree, spec, n_candidates):
     return lines
 
 
+def _league_warmup(specs):
+    """The league's warm-up as its report states it: one candidate's text when they all
+    ran the same, else each candidate's."""
+    texts = {label: warmup_text(spec) for label, spec in specs.items()}
+    if len(set(texts.values())) == 1:
+        return next(iter(texts.values()))
+    return "; ".join(f"{label}: {text}" for label, text in texts.items())
+
+
 def _write_league(directory, table, long, disagree, summary, results, specs, limits):
     from .report import _markdown_table, _png, heatmap
 
@@ -418,7 +451,7 @@ def _write_league(directory, table, long, disagree, summary, results, specs, lim
     title = f"League: {plural(len(results), 'candidate')} against {spec.baseline['name']}"
     setup = (f"Matrix: {spec.name} ({spec.path}). Seeds per arm: {len(spec.seeds)}, the same "
              f"for every arm. Simulated window per run: {spec.duration_us} us after "
-             f"{spec.warmup_us} us warm-up. Verdicts as in each candidate's own report "
+             f"{_league_warmup(specs)}. Verdicts as in each candidate's own report "
              f"(permutation p < {limits.alpha:g}, bootstrap {100 * limits.confidence:g}% CI). "
              "Ranked by fewest confirmed regressions (throughput and p99), then most confirmed "
              "improvements, then median gain. CPU per I/O: the median over the cases of the "

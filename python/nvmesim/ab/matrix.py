@@ -12,14 +12,15 @@ import itertools
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._files import read_json
 from .._scenario import to_pointer
 from ..errors import JsonPathError, ScenarioError
 
-__all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "read_matrix_doc", "schema_path"]
+__all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "matrix_digest", "read_matrix_doc",
+           "schema_path", "warmup_text", "with_warmup"]
 
 #: The two arms, in the order they run (hw: A B A B).
 ARMS = ("baseline", "candidate")
@@ -47,6 +48,10 @@ class Case:
     bs_bytes: int
     drives: int
     origins: dict = field(default_factory=dict, compare=False, repr=False)
+    #: The warm-up every arm of the case runs, in us, when the matrix was validated: the
+    #: longest any arm's policy asks for (its first decision, as `nvmesim run` lengthens a
+    #: warm-up), so that both arms measure the same window. None when not validated.
+    warmup_us: object = None
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,55 @@ def read_matrix_doc(matrix):
     return doc, path, Path(path).resolve().parent
 
 
+def with_warmup(case, warmup_us, resolved=None):
+    """``case`` with every arm running ``warmup_us`` of warm-up.
+
+    The loader lengthens the warm-up of a policy whose first decision comes after it
+    (``cover_first_decision``: policy C's first 50 ms cycle), and only that arm's: the
+    candidate would be measured after 54 ms and its baseline after 4 ms, on a drive whose
+    drawn initial state (write buffer, GC backlog) the baseline is still working off. So
+    every arm of a case runs the longest warm-up any of them asks for, written into each
+    scenario (a warm-up of at least the first decision is not lengthened again).
+    ``resolved`` (arm -> resolved scenario): when every arm already runs ``warmup_us``,
+    the scenarios stay as they are; without it, they stay when the case's warm-up is
+    ``warmup_us`` already."""
+    warmup_us = int(warmup_us)
+    if resolved is not None:
+        same = all(int(r["warmup_us"]) == warmup_us for r in resolved.values())
+    else:
+        same = case.warmup_us == warmup_us
+    if same:
+        return replace(case, warmup_us=warmup_us)
+    scenarios = {arm: {**scenario, "warmup_us": warmup_us} for arm, scenario in case.scenarios.items()}
+    return replace(case, scenarios=scenarios, warmup_us=warmup_us)
+
+
+def warmup_text(matrix):
+    """The warm-up a report states: the matrix's, and where a policy asked for more (every
+    arm of those cases then ran it, ``with_warmup``), how many cases ran how long."""
+    given = matrix.warmup_us
+    longer = {}
+    for case in matrix.cases:
+        if case.warmup_us is not None and (given is None or case.warmup_us != int(given)):
+            longer[case.warmup_us] = longer.get(case.warmup_us, 0) + 1
+    text = (f"{given} us" if given is not None else "the base scenario's") + " warm-up"
+    if longer:
+        runs = ", ".join(f"{w} us in {n} of {len(matrix.cases)} cases" for w, n in sorted(longer.items()))
+        text += (f" ({runs}: the longest warm-up an arm's policy asks for before its first "
+                 "decision, run by both arms)")
+    return text
+
+
+def matrix_digest(cases, seeds, base_dir):
+    """What a matrix's runs depend on, for resuming: its cases' scenarios, seeds, base."""
+    identity = {
+        "cases": [[c.id, c.labels, c.scenarios] for c in cases],
+        "seeds": list(seeds),
+        "base_dir": base_dir,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=True,
                 candidate=None):
     """Reads and checks a matrix spec; returns a :class:`Matrix` with every case built.
@@ -396,27 +450,24 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
                     what = ", ".join(f"{k}={v}" for k, v in case.labels.items())
                     raise MatrixError(where, f"case {case.id} ({what}), {arm}: {exc}") from None
                 seen[text] = loaded
-        # The resolved first job says what the workload is (bs as bytes).
+        # The resolved first job says what the workload is (bs as bytes); the arms'
+        # resolved warm-ups, the one every arm runs.
         for i, case in enumerate(cases):
-            resolved = json.loads(seen[json.dumps(case.scenarios["baseline"], sort_keys=True)]
-                                  .resolved)
-            job = resolved["jobs"][0]
-            cases[i] = Case(id=case.id, labels=case.labels, scenarios=case.scenarios,
-                            rw=job["rw"], bs_bytes=int(_bs_bytes(job["bs"])),
-                            drives=len(resolved["drives"]), origins=case.origins)
+            resolved = {arm: json.loads(seen[json.dumps(case.scenarios[arm], sort_keys=True)]
+                                        .resolved) for arm in ARMS}
+            job = resolved["baseline"]["jobs"][0]
+            longest = max(int(r["warmup_us"]) for r in resolved.values())
+            cases[i] = with_warmup(Case(id=case.id, labels=case.labels, scenarios=case.scenarios,
+                                        rw=job["rw"], bs_bytes=int(_bs_bytes(job["bs"])),
+                                        drives=len(resolved["baseline"]["drives"]),
+                                        origins=case.origins), longest, resolved)
 
     report = doc.get("report", {})
     x = report.get("x") or ("iodepth" if "iodepth" in axis_order else axis_order[-1] if
                             axis_order else "block")
     if axis_order and x not in axis_order:
         raise MatrixError("/report/x", f"no axis named {x!r}")
-    identity = {
-        "cases": [[c.id, c.labels, c.scenarios] for c in cases],
-        "seeds": seed_list,
-        "base_dir": base_dir,
-    }
-    digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str)
-                            .encode()).hexdigest()
+    digest = matrix_digest(cases, seed_list, base_dir)
     return Matrix(name=doc.get("name", Path(path).stem), path=path, cases=cases, seeds=seed_list,
                   axes=axis_order, base_dir=base_dir, baseline=doc["baseline"],
                   candidate=doc["candidate"], duration_us=duration, warmup_us=warmup,

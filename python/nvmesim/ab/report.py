@@ -13,7 +13,7 @@ import math
 
 from .._figures import REPORT_CSS, column_label, finish, plural, text_colour
 from .._files import write_bytes, write_text
-from .matrix import ARMS
+from .matrix import ARMS, warmup_text
 from .verdict import VERDICTS, Limits, verdict
 
 __all__ = ["case_table", "summary_lines", "write_report"]
@@ -311,8 +311,8 @@ def write_report(directory, cases, matrix, limits, runner="simulator"):
     title = f"A/B evaluation: {cand} ({params or 'defaults'}) against {base}"
     setup = (f"Matrix: {matrix.name} ({matrix.path}). Runner: {runner}. Seeds per arm: "
              f"{len(matrix.seeds)} ({', '.join(map(str, matrix.seeds))}), shared by both arms. "
-             f"Simulated window per run: {matrix.duration_us} us after {matrix.warmup_us} us "
-             f"warm-up. Verdict limits: permutation p < {limits.alpha:g}, bootstrap "
+             f"Simulated window per run: {matrix.duration_us} us after {warmup_text(matrix)}. "
+             f"Verdict limits: permutation p < {limits.alpha:g}, bootstrap "
              f"{100 * limits.confidence:g}% CI outside ±max({100 * limits.threshold_min:g}%, "
              f"{limits.threshold_cv_factor:g} x baseline CV); baseline CV above "
              f"{100 * limits.cv_limit:g}%: too variable. With {len(matrix.seeds)} seeds per "

@@ -272,13 +272,17 @@ def tune(matrix, policy, params, trials=20, out=None, sampler="tpe", seed=1, wor
                 specs = {label: spec}
                 stores = {label: RunStore(directory / "trials" / label, spec)}
                 # The first earlier trial that ran lends its baseline rows: only this
-                # trial's own runs run.
+                # trial's own runs run. Not when its baseline runs another warm-up (the
+                # arms of a case share the longest warm-up their policies ask for, and a
+                # parameter may move the candidate's: policy C's cycle).
                 donor = next((r for r in done if not r.get("error")), None)
                 if donor is not None:
                     donor_label = f"t{donor['number']:04d}"
-                    specs[donor_label] = _half(spec_of(donor["params"], validate=False), 0)
-                    stores[donor_label] = RunStore(directory / "trials" / donor_label,
-                                                   specs[donor_label])
+                    lender = _half(spec_of(donor["params"]), 0)
+                    if [c.scenarios["baseline"] for c in lender.cases] == \
+                            [c.scenarios["baseline"] for c in spec.cases]:
+                        specs[donor_label] = lender
+                        stores[donor_label] = RunStore(directory / "trials" / donor_label, lender)
                 if run_shared(specs, stores, workers=workers, client=client, progress=progress,
                               desc=f"nvmesim tune (trial {number + 1} of {trials})"):
                     return TuneResult(trials=None, best=None, front=None, heldout=None,
