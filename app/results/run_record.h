@@ -1,5 +1,5 @@
 // What one run measured, as typed data: the simulator (app/run/run.cc) and the hw runner
-// (hw/runner/run_on_device.cc) fill a RunRecord, and to_json (app/results/run_record.cc) is the one
+// (hw/runner/run/run_on_device.cc) fill a RunRecord, and to_json (app/results/run_record.cc) is the one
 // writer of the results document (docs/results.md, `nvmesim-results/1`). A figure that
 // only one runner has is optional here and absent from the document when unset.
 #pragma once

@@ -1,4 +1,4 @@
-#include "hw/runner/run_results.h"
+#include "hw/runner/results/run_results.h"
 
 #include <algorithm>
 #include <fstream>

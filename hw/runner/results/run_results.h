@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app/scenario/scenario_load.h"
-#include "hw/runner/drive_env.h"
-#include "hw/runner/drive_session.h"
-#include "hw/runner/lane.h"
-#include "hw/runner/lba_range.h"
-#include "hw/runner/run_on_device.h"
+#include "hw/runner/env/drive_env.h"
+#include "hw/runner/io/lba_range.h"
+#include "hw/runner/run/drive_session.h"
+#include "hw/runner/run/lane.h"
+#include "hw/runner/run/run_on_device.h"
 #include "policies/registry.h"
 #include "vocab/command_trace.h"
 #include "vocab/time.h"

@@ -1,4 +1,4 @@
-#include "hw/runner/run_on_device.h"
+#include "hw/runner/run/run_on_device.h"
 
 #include <algorithm>
 #include <exception>
@@ -15,15 +15,15 @@
 #include <unistd.h>
 
 #include "hw/base/refusal.h"
-#include "hw/runner/drive_env.h"
-#include "hw/runner/drive_session.h"
-#include "hw/runner/io_buffers.h"
-#include "hw/runner/io_pattern.h"
-#include "hw/runner/io_queue_count.h"
-#include "hw/runner/lane.h"
-#include "hw/runner/queue_env.h"
-#include "hw/runner/queue_runner.h"
-#include "hw/runner/run_results.h"
+#include "hw/runner/env/drive_env.h"
+#include "hw/runner/env/queue_env.h"
+#include "hw/runner/env/queue_runner.h"
+#include "hw/runner/io/io_buffers.h"
+#include "hw/runner/io/io_pattern.h"
+#include "hw/runner/results/run_results.h"
+#include "hw/runner/run/drive_session.h"
+#include "hw/runner/run/io_queue_count.h"
+#include "hw/runner/run/lane.h"
 #include "policies/api/policy_concepts.h"
 #include "policies/queue_eligibility.h"
 #include "policies/registry.h"
