@@ -1,7 +1,7 @@
 // The parts of the results document (docs/results.md, `nvmesim-results/1`) that do not
 // depend on the simulator (the format name, the percentiles, the timeline cap, the JSON of
 // metrics, latency, counters and mode changes). The one writer, results::to_json (app/results/run_record.cc), uses them for
-// the RunRecord that the simulator (app/run/run.cc) and the hw runner (hw/runner/run_results.cc)
+// the RunRecord that the simulator (app/run/run.cc) and the hw runner (hw/runner/results/run_results.cc)
 // both fill.
 #pragma once
 

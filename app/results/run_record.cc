@@ -17,6 +17,59 @@ json timeline_json(const std::vector<TimelineEntry>& tl) {
   return out;
 }
 
+// The "hw" sections (hw runs), under the keys the hw runner has always written.
+json hw_json(const HwQueueFacts& h) {
+  return {{"vector", h.vector ? json(*h.vector) : json(nullptr)},
+          {"depth", h.depth},
+          {"completions", h.completions},
+          {"errors", h.errors},
+          {"interrupts_held", h.interrupts_held},
+          {"sq_doorbells", h.sq_doorbells},
+          {"cq_doorbells", h.cq_doorbells},
+          {"stray_cqes", h.stray_cqes},
+          {"trace_dropped", h.trace_dropped}};
+}
+
+json hw_json(const HwCoalescing& c) {
+  return {{"thr", c.thr}, {"time_100us", c.time_100us}, {"applied", c.applied}, {"status", c.status}};
+}
+
+json hw_json(const HwDriveFacts& h) {
+  return {{"bdf", h.bdf},
+          {"model", h.model},
+          {"serial", h.serial},
+          {"firmware", h.firmware},
+          {"nsid", h.nsid},
+          {"block_bytes", h.block_bytes},
+          {"namespace_blocks", h.namespace_blocks},
+          {"coalescing", h.coalescing ? hw_json(*h.coalescing) : json(nullptr)},
+          {"set_features_sent", h.set_features_sent},
+          {"set_features_refused", h.set_features_refused},
+          {"last_refusal", h.last_refusal}};
+}
+
+json hw_json(const HwRunFacts& h) {
+  const HwJobFacts& j = h.job;
+  return {{"job",
+           {{"index", j.index},
+            {"of", j.of},
+            {"name", j.name},
+            {"rw", j.rw},
+            {"bs", j.bs},
+            {"iodepth", j.iodepth},
+            {"iodepth_batch_submit", j.iodepth_batch_submit},
+            {"iodepth_batch_complete_min", j.iodepth_batch_complete_min},
+            {"queues", j.queues},
+            {"queue_depth", j.queue_depth},
+            {"lba_first", j.lba_first},
+            {"lba_count", j.lba_count}}},
+          {"interrupted", h.interrupted},
+          {"warmup_ns", h.warmup_ns},
+          {"wall_ns", h.wall_ns},
+          {"completions", h.completions},
+          {"errors", h.errors}};
+}
+
 json queue_json(const QueueRecord& q, Duration window) {
   json m = figures_json(q.figures, window);
   m["queue"] = q.queue;
@@ -30,7 +83,7 @@ json queue_json(const QueueRecord& q, Duration window) {
   m["mode_timeline"] = timeline_json(q.timeline);
   m["timeline_dropped"] = q.timeline_dropped;
   if (!q.mode_share.empty()) m["mode_share"] = q.mode_share;
-  if (!q.hw.is_null()) m["hw"] = q.hw;
+  if (q.hw) m["hw"] = hw_json(*q.hw);
   return m;
 }
 
@@ -87,7 +140,7 @@ json drive_json(const DriveRecord& d, Duration window) {
   m["timeline_dropped"] = d.timeline_dropped;
   m["final_mode"] = d.final_mode;
   if (!d.mode_share.empty()) m["mode_share"] = d.mode_share;
-  if (!d.hw.is_null()) m["hw"] = d.hw;
+  if (d.hw) m["hw"] = hw_json(*d.hw);
   return m;
 }
 
@@ -158,7 +211,7 @@ json to_json(const RunRecord& r) {
   out["jobs"] = array_of(r.jobs, [&](const JobRecord& j) { return job_json(j, w); });
   out["cores"] = array_of(r.cores, [&](const CoreRecord& c) { return core_json(c, w); });
   if (!r.warnings.empty()) out["warnings"] = r.warnings;
-  if (!r.hw.is_null()) out["hw"] = r.hw;
+  if (r.hw) out["hw"] = hw_json(*r.hw);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // What one run measured, as typed data: the simulator (app/run/run.cc) and the hw runner
-// (hw/runner/run_on_device.cc) fill a RunRecord, and to_json (app/results/run_record.cc) is the one
+// (hw/runner/results/run_results.cc) fill a RunRecord, and to_json (app/results/run_record.cc) is the one
 // writer of the results document (docs/results.md, `nvmesim-results/1`). A figure that
 // only one runner has is optional here and absent from the document when unset.
 #pragma once
@@ -38,6 +38,57 @@ struct TimelineEntry {
   std::string from, to, reason;
 };
 
+// hw runs (docs/results.md, "hw runs"): what the driver saw, written under the "hw" key
+// of a queue, of the drive and of the document. The simulator leaves them unset.
+
+// A queue's driver-level facts over the whole run (not only the window).
+struct HwQueueFacts {
+  std::optional<uint32_t> vector;  // its MSI-X vector; unset (null) on a polled queue
+  uint32_t depth = 0;
+  uint64_t completions = 0, errors = 0;
+  uint64_t interrupts_held = 0;
+  uint64_t sq_doorbells = 0, cq_doorbells = 0;
+  uint64_t stray_cqes = 0;
+  uint64_t trace_dropped = 0;
+};
+
+// The static coalescing a policy set with Set Features 08h, and what the controller said.
+struct HwCoalescing {
+  uint32_t thr = 0, time_100us = 0;
+  bool applied = false;
+  std::string status;  // "ok", else the refusal's status
+};
+
+// The drive's identity and what its Set Features commands met.
+struct HwDriveFacts {
+  std::string bdf, model, serial, firmware;
+  uint32_t nsid = 0;
+  uint32_t block_bytes = 0;
+  uint64_t namespace_blocks = 0;
+  std::optional<HwCoalescing> coalescing;  // unset (null) when the policy has none
+  uint64_t set_features_sent = 0, set_features_refused = 0;  // by a drive policy
+  std::string last_refusal;
+};
+
+// The job as it ran: the scenario's first, capped to the controller.
+struct HwJobFacts {
+  uint32_t index = 0;  // which of the scenario's jobs
+  uint64_t of = 0;     // of how many
+  std::string name, rw;
+  uint32_t bs = 0, iodepth = 0, iodepth_batch_submit = 0, iodepth_batch_complete_min = 0;
+  uint64_t queues = 0;  // I/O queue pairs
+  uint32_t queue_depth = 0;
+  uint64_t lba_first = 0, lba_count = 0;
+};
+
+// The run's own facts.
+struct HwRunFacts {
+  HwJobFacts job;
+  bool interrupted = false;
+  int64_t warmup_ns = 0, wall_ns = 0;
+  uint64_t completions = 0, errors = 0;  // over all queues and the whole run
+};
+
 struct QueueRecord {
   Figures figures;
   uint32_t queue = 0;  // index in the run's queue list
@@ -50,7 +101,7 @@ struct QueueRecord {
   std::vector<TimelineEntry> timeline;
   uint64_t timeline_dropped = 0;
   std::map<std::string, double> mode_share;  // adaptive policies: share of the window per mode
-  nlohmann::json hw;  // hw runs: the queue's driver-level facts; null in the simulator
+  std::optional<HwQueueFacts> hw;  // hw runs only
 };
 
 // One direction's share of a job's figures.
@@ -114,7 +165,7 @@ struct DriveRecord {
   std::string final_mode;
   uint64_t decisions = 0;  // drive policies: cycles evaluated by the run's end (not written)
   std::map<std::string, double> mode_share;  // drive policies: share of the window per mode
-  nlohmann::json hw;  // hw runs: the drive's identity and feature results
+  std::optional<HwDriveFacts> hw;  // hw runs only
 };
 
 // CPU time per execution context over the window.
@@ -146,7 +197,7 @@ struct RunRecord {
   std::vector<JobRecord> jobs;
   std::vector<CoreRecord> cores;
   std::vector<std::string> warnings;  // e.g. an adaptive policy that never acted in the window
-  nlohmann::json hw;  // hw runs: the run's own facts (job, interrupted, wall time)
+  std::optional<HwRunFacts> hw;  // hw runs only
 };
 
 // The results document of a run.

@@ -21,9 +21,9 @@
 #include "hw/nvme/error.h"
 #include "hw/pci/sysfs.h"
 #include "hw/pci/vfio_binding.h"
-#include "hw/runner/commands.h"
-#include "hw/runner/lba_range.h"
-#include "hw/runner/run_on_device.h"
+#include "hw/runner/io/lba_range.h"
+#include "hw/runner/run/commands.h"
+#include "hw/runner/run/run_on_device.h"
 
 namespace {
 

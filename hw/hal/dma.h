@@ -1,5 +1,5 @@
 // Memory the device reads and writes: host mapping plus the I/O virtual address the
-// device uses. VFIO maps it through the IOMMU (vfio_container.h); unit tests hand out
+// device uses. VFIO maps it through the IOMMU (hw/vfio/container.h); unit tests hand out
 // plain host memory with made-up addresses that their fake controller translates.
 #pragma once
 

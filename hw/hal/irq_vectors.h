@@ -1,5 +1,5 @@
 // MSI-X vectors as user space sees them: each one signals an eventfd. VFIO binds the
-// eventfds to the device (vfio_irqs.h); unit tests signal them from a fake controller.
+// eventfds to the device (hw/vfio/irqs.h); unit tests signal them from a fake controller.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Register access to the controller's BAR0: the lowest layer the NVMe code talks to.
-// VFIO maps the real BAR (vfio_mmio.h); unit tests put a fake controller behind it.
+// VFIO maps the real BAR (hw/vfio/mmio.h); unit tests put a fake controller behind it.
 #pragma once
 
 #include <cstdint>

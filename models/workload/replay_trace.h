@@ -1,7 +1,7 @@
 // A recorded per-command trace, resolved against a scenario, that drives the simulator
 // instead of its jobs' closed loop (nvmesim run --replay): each command enters at its
 // recorded submit time on its recorded queue, with the trace's operation and size.
-// Plain data, read and checked once before the run (app/replay_load.h).
+// Plain data, read and checked once before the run (app/replay/replay_load.h).
 #pragma once
 
 #include <cstdint>

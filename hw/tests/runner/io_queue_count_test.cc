@@ -1,6 +1,6 @@
 // The number of I/O queues of a run, at the edges: no vector at all is refused instead
 // of wrapping, and the cap by vectors and by the controller's grant.
-#include "hw/runner/io_queue_count.h"
+#include "hw/runner/run/io_queue_count.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Strict parsing of --allow-write and of every numeric option, and the in-namespace
 // check: each bad form of issue 8 is refused, nothing wraps.
-#include "hw/runner/lba_range.h"
+#include "hw/runner/io/lba_range.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The QueueEnv on a fake controller: policy hooks drain through the one reaper, the
 // lazy mask holds and replays interrupts, and the threaded runner completes I/O.
-#include "hw/runner/queue_env.h"
+#include "hw/runner/env/queue_env.h"
 
 #include <gtest/gtest.h>
 
 #include "hw/nvme/controller.h"
-#include "hw/runner/io_buffers.h"
-#include "hw/runner/queue_runner.h"
+#include "hw/runner/env/queue_runner.h"
+#include "hw/runner/io/io_buffers.h"
 #include "hw/tests/fakes/fake_controller.h"
 #include "policies/irq.h"
 #include "policies/poll.h"

@@ -1,5 +1,5 @@
 // The recorder on its own: what counts as measured, errors, the cap on trace rows.
-#include "hw/runner/queue_recorder.h"
+#include "hw/runner/results/queue_recorder.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "hw/runner/queue_recorder.h"
-#include "hw/runner/run_results.h"
+#include "hw/runner/results/queue_recorder.h"
+#include "hw/runner/results/run_results.h"
 
 namespace nvmesim::hw {
 namespace {

@@ -1,4 +1,4 @@
-#include "hw/runner/run_on_device.h"
+#include "hw/runner/run/run_on_device.h"
 
 #include <algorithm>
 #include <exception>
@@ -8,22 +8,21 @@
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hw/base/refusal.h"
-#include "hw/runner/drive_env.h"
-#include "hw/runner/drive_session.h"
-#include "hw/runner/io_buffers.h"
-#include "hw/runner/io_pattern.h"
-#include "hw/runner/io_queue_count.h"
-#include "hw/runner/lane.h"
-#include "hw/runner/queue_env.h"
-#include "hw/runner/queue_runner.h"
-#include "hw/runner/run_results.h"
+#include "hw/runner/env/drive_env.h"
+#include "hw/runner/env/queue_env.h"
+#include "hw/runner/env/queue_runner.h"
+#include "hw/runner/io/io_buffers.h"
+#include "hw/runner/io/io_pattern.h"
+#include "hw/runner/results/run_results.h"
+#include "hw/runner/run/drive_session.h"
+#include "hw/runner/run/io_queue_count.h"
+#include "hw/runner/run/lane.h"
 #include "policies/api/policy_concepts.h"
 #include "policies/queue_eligibility.h"
 #include "policies/registry.h"
@@ -31,8 +30,6 @@
 namespace nvmesim::hw {
 
 namespace {
-
-using nlohmann::json;
 
 bool writes(RwMode m) { return m != RwMode::randread && m != RwMode::read; }
 
@@ -149,18 +146,18 @@ JobPlan plan_job(const JobSpec& job, const HwRunOptions& o, const nvme::Namespac
 }
 
 // Set Features 08h for a policy with static coalescing; what was asked and what the
-// controller said, for the results (null when the policy has none).
-json apply_static_coalescing(const policy::PolicyInfo& info, const policy::ParamMap& params, nvme::Controller& ctrl,
-                             std::ostream& log) {
-  if (!info.static_coalescing) return nullptr;
+// controller said, for the results (none when the policy has none).
+std::optional<results::HwCoalescing> apply_static_coalescing(const policy::PolicyInfo& info,
+                                                             const policy::ParamMap& params, nvme::Controller& ctrl,
+                                                             std::ostream& log) {
+  if (!info.static_coalescing) return std::nullopt;
   policy::Coalescing c = info.static_coalescing(params);
   nvme::AdminResult r = ctrl.set_feature(nvme::feature::kInterruptCoalescing,
                                          (c.time_100us << 8) | (c.thr & 0xff));
   if (!r.ok())
     log << "note: the controller refused Set Features 08h (" << nvme::describe_status(r.status)
         << "): running without coalescing\n";
-  return {{"thr", c.thr}, {"time_100us", c.time_100us}, {"applied", r.ok()},
-          {"status", r.ok() ? "ok" : nvme::describe_status(r.status)}};
+  return results::HwCoalescing{c.thr, c.time_100us, r.ok(), r.ok() ? "ok" : nvme::describe_status(r.status)};
 }
 
 // One lane per I/O queue: queue pair (vector = qid unless polled), buffers (filled with
@@ -269,7 +266,7 @@ int run_typed(const LoadedScenario& loaded, const HwRunOptions& o, DriveSession&
   const uint32_t nq = uint32_t(policies.size());
   const JobPlan plan = plan_job(job, o, s.ns(), depth, log);
   s.irqs().enable(P::kUsesVector ? nq + 1 : 1);  // vector 0: admin queue
-  HwRunFacts facts{plan.iodepth, depth, plan.range, false, 0, "",
+  RunOutcome facts{plan.iodepth, depth, plan.range, false, 0, "",
                    apply_static_coalescing(info, sc.policy.params, s.ctrl(), log), Duration::zero()};
 
   std::vector<Lane> lanes = make_lanes<P>(sc, o, s, plan, nq);

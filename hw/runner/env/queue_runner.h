@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "hw/base/unique_fd.h"
-#include "hw/runner/queue_env.h"
+#include "hw/runner/env/queue_env.h"
 #include "policies/api/policy_concepts.h"
 #include "policies/api/steps.h"
 

@@ -10,9 +10,9 @@
 
 #include "hw/base/clock.h"
 #include "hw/nvme/queue.h"
-#include "hw/runner/command_table.h"
-#include "hw/runner/inflight_integral.h"
-#include "hw/runner/io_buffers.h"
+#include "hw/runner/io/command_table.h"
+#include "hw/runner/io/inflight_integral.h"
+#include "hw/runner/io/io_buffers.h"
 #include "vocab/command_trace.h"
 
 namespace nvmesim::hw {

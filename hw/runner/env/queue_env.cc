@@ -1,4 +1,4 @@
-#include "hw/runner/queue_env.h"
+#include "hw/runner/env/queue_env.h"
 
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>

@@ -1,4 +1,4 @@
-#include "hw/runner/drive_session.h"
+#include "hw/runner/run/drive_session.h"
 
 #include <stdexcept>
 

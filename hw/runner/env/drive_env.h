@@ -11,7 +11,7 @@
 
 #include "hw/base/clock.h"
 #include "hw/nvme/controller.h"
-#include "hw/runner/queue_env.h"
+#include "hw/runner/env/queue_env.h"
 #include "policies/api/queue_env.h"
 #include "vocab/command_trace.h"
 

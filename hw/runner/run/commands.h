@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "hw/runner/run_on_device.h"
+#include "hw/runner/run/run_on_device.h"
 
 namespace nvmesim::hw {
 

@@ -1,4 +1,4 @@
-#include "hw/runner/completion_wait.h"
+#include "hw/runner/io/completion_wait.h"
 
 #include <algorithm>
 #include <chrono>

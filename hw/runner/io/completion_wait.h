@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "hw/runner/submitter.h"
+#include "hw/runner/io/submitter.h"
 #include "vocab/time.h"
 
 namespace nvmesim::hw {

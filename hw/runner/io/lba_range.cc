@@ -1,4 +1,4 @@
-#include "hw/runner/lba_range.h"
+#include "hw/runner/io/lba_range.h"
 
 #include <limits>
 

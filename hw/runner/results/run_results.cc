@@ -1,4 +1,4 @@
-#include "hw/runner/run_results.h"
+#include "hw/runner/results/run_results.h"
 
 #include <algorithm>
 #include <fstream>
@@ -6,13 +6,9 @@
 #include <stdexcept>
 #include <variant>
 
-#include "app/results/run_record.h"
-
 namespace nvmesim::hw {
 
 namespace {
-
-using nlohmann::json;
 
 // The core the simulator would give job clone `i` (cpus_allowed, split; else in order).
 uint32_t nominal_core(const JobSpec& job, uint32_t i) {
@@ -65,15 +61,16 @@ void add_lane(results::RunRecord& r, std::map<uint32_t, results::CoreRecord>& co
   q.final_mode = std::visit([](const auto& p) { return std::string(p.mode()); }, policy);
   q.counters = c;
   q.timeline = timeline_of(rec.modes(), &q.timeline_dropped);
-  q.hw = {{"vector", e.has_vector() ? json(e.vector()) : json(nullptr)},
-          {"depth", e.depth()},
-          {"completions", rec.completed()},
-          {"errors", rec.errors()},
-          {"interrupts_held", rec.interrupts_held()},
-          {"sq_doorbells", e.queue().sq_doorbell_writes},
-          {"cq_doorbells", e.queue().cq_doorbell_writes},
-          {"stray_cqes", rec.stray_cqes()},
-          {"trace_dropped", rec.trace_dropped()}};
+  results::HwQueueFacts& h = q.hw.emplace();
+  if (e.has_vector()) h.vector = e.vector();
+  h.depth = e.depth();
+  h.completions = rec.completed();
+  h.errors = rec.errors();
+  h.interrupts_held = rec.interrupts_held();
+  h.sq_doorbells = e.queue().sq_doorbell_writes;
+  h.cq_doorbells = e.queue().cq_doorbell_writes;
+  h.stray_cqes = rec.stray_cqes();
+  h.trace_dropped = rec.trace_dropped();
   r.queues.push_back(std::move(q));
 
   results::JobRecord jb;
@@ -88,7 +85,7 @@ void add_lane(results::RunRecord& r, std::map<uint32_t, results::CoreRecord>& co
 
 results::DriveRecord drive_record(const results::RunRecord& r, const Scenario& sc, const HwRunOptions& o,
                                   DriveSession& s, const HwDriveEnv& drive_env, const std::vector<Lane>& lanes,
-                                  const HwRunFacts& f) {
+                                  const RunOutcome& f) {
   const JobSpec& job = sc.jobs.front();
   const nvme::NamespaceInfo& ns = s.ns();
   results::DriveRecord drive;
@@ -97,46 +94,46 @@ results::DriveRecord drive_record(const results::RunRecord& r, const Scenario& s
   for (const Lane& l : lanes) drive.commands += (l.window_end.counters - l.window_start.counters).completions;
   drive.timeline = timeline_of(drive_env.modes(), &drive.timeline_dropped);
   drive.final_mode = f.drive_mode;
-  drive.hw = {{"bdf", o.bdf},
-              {"model", s.info().model},
-              {"serial", s.info().serial},
-              {"firmware", s.info().firmware},
-              {"nsid", ns.nsid},
-              {"block_bytes", ns.block_bytes},
-              {"namespace_blocks", ns.size_blocks},
-              {"coalescing", f.coalescing},
-              {"set_features_sent", drive_env.set_features_sent()},
-              {"set_features_refused", drive_env.set_features_refused()},
-              {"last_refusal", drive_env.last_refusal()}};
+  results::HwDriveFacts& h = drive.hw.emplace();
+  h.bdf = o.bdf;
+  h.model = s.info().model;
+  h.serial = s.info().serial;
+  h.firmware = s.info().firmware;
+  h.nsid = ns.nsid;
+  h.block_bytes = ns.block_bytes;
+  h.namespace_blocks = ns.size_blocks;
+  h.coalescing = f.coalescing;
+  h.set_features_sent = drive_env.set_features_sent();
+  h.set_features_refused = drive_env.set_features_refused();
+  h.last_refusal = drive_env.last_refusal();
   return drive;
 }
 
 // The results' "hw" section: the job as run and the run's own facts.
-json hw_section(const Scenario& sc, const std::vector<Lane>& lanes, const HwRunFacts& f) {
+results::HwRunFacts run_facts(const Scenario& sc, const std::vector<Lane>& lanes, const RunOutcome& f) {
   const JobSpec& job = sc.jobs.front();
-  uint64_t completions = 0, errors = 0;
+  results::HwRunFacts h;
   for (const Lane& l : lanes) {
-    completions += l.env->recorder().completed();
-    errors += l.env->recorder().errors();
+    h.completions += l.env->recorder().completed();
+    h.errors += l.env->recorder().errors();
   }
-  return {{"job",
-           {{"index", 0},
-            {"of", sc.jobs.size()},
-            {"name", job.name},
-            {"rw", rw_name(job.rw)},
-            {"bs", job.bs},
-            {"iodepth", f.iodepth},
-            {"iodepth_batch_submit", job.iodepth_batch_submit},
-            {"iodepth_batch_complete_min", job.iodepth_batch_complete_min},
-            {"queues", lanes.size()},
-            {"queue_depth", f.queue_depth},
-            {"lba_first", f.range.first},
-            {"lba_count", f.range.count}}},
-          {"interrupted", f.interrupted},
-          {"warmup_ns", sc.warmup.count_ns()},
-          {"wall_ns", f.wall_ns},
-          {"completions", completions},
-          {"errors", errors}};
+  results::HwJobFacts& j = h.job;
+  j.index = 0;
+  j.of = sc.jobs.size();
+  j.name = job.name;
+  j.rw = rw_name(job.rw);
+  j.bs = job.bs;
+  j.iodepth = f.iodepth;
+  j.iodepth_batch_submit = job.iodepth_batch_submit;
+  j.iodepth_batch_complete_min = job.iodepth_batch_complete_min;
+  j.queues = lanes.size();
+  j.queue_depth = f.queue_depth;
+  j.lba_first = f.range.first;
+  j.lba_count = f.range.count;
+  h.interrupted = f.interrupted;
+  h.warmup_ns = sc.warmup.count_ns();
+  h.wall_ns = f.wall_ns;
+  return h;
 }
 
 void log_summary(const results::RunRecord& r, Duration window, uint64_t errors, std::ostream& log) {
@@ -155,7 +152,7 @@ void log_summary(const results::RunRecord& r, Duration window, uint64_t errors, 
 
 void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSession& s,
                    const HwDriveEnv& drive_env, const std::vector<Lane>& lanes,
-                   const std::vector<policy::AnyQueuePolicy>& policies, const HwRunFacts& f,
+                   const std::vector<policy::AnyQueuePolicy>& policies, const RunOutcome& f,
                    std::ostream& log) {
   const Scenario& sc = loaded.scenario;
   results::RunRecord r;
@@ -168,7 +165,7 @@ void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSes
   for (uint32_t i = 0; i < lanes.size(); ++i) add_lane(r, cores, lanes[i], i, sc.jobs.front(), policies[i]);
   r.drives.push_back(drive_record(r, sc, o, s, drive_env, lanes, f));
   for (auto& [core, cr] : cores) r.cores.push_back(cr);
-  r.hw = hw_section(sc, lanes, f);
+  r.hw = run_facts(sc, lanes, f);
 
   std::string text = results::to_json(r).dump(2) + "\n";  // dump_results' canonical text
   if (o.results_path.empty()) {
@@ -178,7 +175,7 @@ void write_results(const LoadedScenario& loaded, const HwRunOptions& o, DriveSes
     out << text;
     if (!out) throw std::runtime_error("cannot write results " + o.results_path);
   }
-  log_summary(r, f.window, r.hw["errors"].get<uint64_t>(), log);
+  log_summary(r, f.window, r.hw->errors, log);
 }
 
 void write_trace(const std::string& path, const std::vector<Lane>& lanes,

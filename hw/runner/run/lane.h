@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "hw/nvme/queue.h"
-#include "hw/runner/io_buffers.h"
-#include "hw/runner/io_pattern.h"
-#include "hw/runner/queue_env.h"
+#include "hw/runner/env/queue_env.h"
+#include "hw/runner/io/io_buffers.h"
+#include "hw/runner/io/io_pattern.h"
 #include "policies/api/counters.h"
 #include "vocab/time.h"
 

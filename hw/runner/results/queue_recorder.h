@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hw/runner/command_table.h"
+#include "hw/runner/io/command_table.h"
 #include "vocab/command_trace.h"
 #include "vocab/histogram.h"
 #include "vocab/time.h"

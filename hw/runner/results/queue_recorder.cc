@@ -1,4 +1,4 @@
-#include "hw/runner/queue_recorder.h"
+#include "hw/runner/results/queue_recorder.h"
 
 #include <algorithm>
 

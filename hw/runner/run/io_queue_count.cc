@@ -1,4 +1,4 @@
-#include "hw/runner/io_queue_count.h"
+#include "hw/runner/run/io_queue_count.h"
 
 #include <algorithm>
 #include <string>

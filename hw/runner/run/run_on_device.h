@@ -11,7 +11,7 @@
 #include <string>
 
 #include "app/scenario/scenario_load.h"
-#include "hw/runner/lba_range.h"
+#include "hw/runner/io/lba_range.h"
 #include "vocab/time.h"
 
 namespace nvmesim::hw {

@@ -1,11 +1,11 @@
-#include "hw/runner/commands.h"
+#include "hw/runner/run/commands.h"
 
 #include <cstring>
 #include <iomanip>
 
 #include "hw/base/refusal.h"
-#include "hw/runner/drive_session.h"
-#include "hw/runner/io_buffers.h"
+#include "hw/runner/io/io_buffers.h"
+#include "hw/runner/run/drive_session.h"
 
 namespace nvmesim::hw {
 

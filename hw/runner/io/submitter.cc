@@ -1,4 +1,4 @@
-#include "hw/runner/submitter.h"
+#include "hw/runner/io/submitter.h"
 
 namespace nvmesim::hw {
 

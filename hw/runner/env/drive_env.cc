@@ -1,4 +1,4 @@
-#include "hw/runner/drive_env.h"
+#include "hw/runner/env/drive_env.h"
 
 #include <mutex>
 
