@@ -19,8 +19,8 @@ from .._files import read_json
 from .._scenario import to_pointer
 from ..errors import JsonPathError, ScenarioError
 
-__all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "matrix_digest", "read_matrix_doc",
-           "schema_path", "warmup_text", "with_warmup"]
+__all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "read_matrix_doc", "schema_path",
+           "warmup_text"]
 
 #: The two arms, in the order they run (hw: A B A B).
 ARMS = ("baseline", "candidate")
@@ -283,7 +283,7 @@ def read_matrix_doc(matrix):
     return doc, path, Path(path).resolve().parent
 
 
-def with_warmup(case, warmup_us, resolved=None):
+def with_warmup(case, warmup_us, resolved):
     """``case`` with every arm running ``warmup_us`` of warm-up.
 
     The loader lengthens the warm-up of a policy whose first decision comes after it
@@ -291,16 +291,10 @@ def with_warmup(case, warmup_us, resolved=None):
     candidate would be measured after 54 ms and its baseline after 4 ms, on a drive whose
     drawn initial state (write buffer, GC backlog) the baseline is still working off. So
     every arm of a case runs the longest warm-up any of them asks for, written into each
-    scenario (a warm-up of at least the first decision is not lengthened again).
-    ``resolved`` (arm -> resolved scenario): when every arm already runs ``warmup_us``,
-    the scenarios stay as they are; without it, they stay when the case's warm-up is
-    ``warmup_us`` already."""
-    warmup_us = int(warmup_us)
-    if resolved is not None:
-        same = all(int(r["warmup_us"]) == warmup_us for r in resolved.values())
-    else:
-        same = case.warmup_us == warmup_us
-    if same:
+    scenario (a warm-up of at least the first decision is not lengthened again). When
+    every arm already runs it (``resolved``: arm -> resolved scenario), the scenarios stay
+    as they are, and so does the matrix's digest."""
+    if all(int(r["warmup_us"]) == warmup_us for r in resolved.values()):
         return replace(case, warmup_us=warmup_us)
     scenarios = {arm: {**scenario, "warmup_us": warmup_us} for arm, scenario in case.scenarios.items()}
     return replace(case, scenarios=scenarios, warmup_us=warmup_us)
