@@ -162,28 +162,32 @@ def _copy_row(source, target, key):
     target.add(key[0], key[1], key[2], metrics, row.get("error"), order=row.get("order"))
 
 
-def _baseline_groups(specs, i):
-    """Case ``i``'s candidates grouped by the baseline scenario they pair with, in
+def baseline_groups(specs):
+    """Per case, its candidates grouped by the baseline scenario they pair with, in
     ``specs``' order: one baseline run serves a group. The arms of a case run the longest
     warm-up either asks for (matrix.with_warmup), so a candidate whose policy lengthens it
     (policy C's first cycle) has a baseline of its own."""
     import json
 
-    groups = {}
-    for label, spec in specs.items():
-        text = json.dumps(spec.cases[i].scenarios["baseline"], sort_keys=True)
-        groups.setdefault(text, []).append(label)
-    return list(groups.values())
+    first = next(iter(specs.values()))
+    out = []
+    for i in range(len(first.cases)):
+        groups = {}
+        for label, spec in specs.items():
+            text = json.dumps(spec.cases[i].scenarios["baseline"], sort_keys=True)
+            groups.setdefault(text, []).append(label)
+        out.append(list(groups.values()))
+    return out
 
 
-def _pending(specs, stores):
+def _pending(specs, stores, groups_per_case):
     """Tasks not on disk yet: per case and seed each distinct baseline (once for the
     candidates that share it), then each candidate, as ``[(case, who, seed, scenario)]``
     (who: a tuple of candidate labels for a baseline run, a label for a candidate's)."""
     first = next(iter(specs.values()))
     todo = []
     for i, case in enumerate(first.cases):
-        groups = _baseline_groups(specs, i)
+        groups = groups_per_case[i]
         for seed in first.seeds:
             key = (case.id, "baseline", seed)
             for group in groups:
@@ -200,10 +204,12 @@ def _pending(specs, stores):
     return todo
 
 
-def run_shared(specs, stores, workers=None, client=None, progress=True, desc="nvmesim ab"):
+def run_shared(specs, stores, workers=None, client=None, progress=True, desc="nvmesim ab",
+               groups=None):
     """Runs what ``stores`` (label -> RunStore of ``specs[label]``, all on the same cases
     and seeds) lack, each distinct baseline run once for the candidates that pair with it.
-    Returns True if Ctrl-C stopped it early."""
+    ``groups``: baseline_groups(specs), when the caller has it. Returns True if Ctrl-C
+    stopped it early."""
     import json
 
     from .._sweep import _progress_bar, execute
@@ -211,8 +217,9 @@ def run_shared(specs, stores, workers=None, client=None, progress=True, desc="nv
     first = next(iter(specs.values()))
     for spec in specs.values():  # the same cases and seeds for every candidate
         assert [c.id for c in spec.cases] == [c.id for c in first.cases] and spec.seeds == first.seeds
-    todo = _pending(specs, stores)
-    baselines = sum(len(_baseline_groups(specs, i)) for i in range(len(first.cases)))
+    groups = baseline_groups(specs) if groups is None else groups
+    todo = _pending(specs, stores, groups)
+    baselines = sum(len(g) for g in groups)
     total = (baselines + len(first.cases) * len(specs)) * len(first.seeds)
     if not todo:
         return False
@@ -261,8 +268,9 @@ def league(matrix, out=None, candidates=None, workers=None, client=None, duratio
         directory = Path(out) if out is not None else Path(f"league-{Path(matrix).stem}")
     directory.mkdir(parents=True, exist_ok=True)
     stores = {label: RunStore(directory / label, spec) for label, spec in specs.items()}
+    groups = baseline_groups(specs)
     interrupted = run_shared(specs, stores, workers=workers, client=client, progress=progress,
-                             desc="nvmesim ab (league)")
+                             desc="nvmesim ab (league)", groups=groups)
     if interrupted:
         return LeagueResult(table=None, cases=None, disagreements=None, summary=[], results={},
                             directory=directory, interrupted=True)
@@ -276,8 +284,7 @@ def league(matrix, out=None, candidates=None, workers=None, client=None, duratio
     table = league_table(results, {label: arm for label, arm, _ in arms}, runs)
     long = _long_cases(results, first)
     disagree = disagreements(results, first)
-    baselines = sum(len(_baseline_groups(specs, i)) for i in range(len(first.cases)))
-    summary = league_summary(table, disagree, first, len(specs), baselines)
+    summary = league_summary(table, disagree, first, len(specs), sum(len(g) for g in groups))
     _write_league(directory, table, long, disagree, summary, results, specs, limits)
     return LeagueResult(table=table, cases=long, disagreements=disagree, summary=summary,
                         results=results, directory=directory, interrupted=False)
