@@ -8,6 +8,7 @@ give identical DataFrames; rows are in grid order whatever order the runs finish
 import concurrent.futures as cf
 import functools
 import itertools
+import json
 import math
 import multiprocessing
 import signal
@@ -131,7 +132,7 @@ def _progress_bar(total, enabled, desc="nvmesim sweep", initial=0):
 
 
 def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labels=None,
-          overrides=None, base_dir=None, **fixed):
+          overrides=None, base_dir=None, equal_warmup=True, **fixed):
     """Runs ``base`` at every point of ``grid`` with every seed; one row per run.
 
     Args:
@@ -153,6 +154,13 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
         overrides, **fixed: overrides applied to every run (e.g.
             ``duration_us=2000``), as for ``run``.
         base_dir: as for ``run``.
+        equal_warmup: the loader lengthens the warm-up of a policy whose first decision
+            comes after it (policy C's first 50 ms cycle), for that point only; its rows
+            would then be measured later in the drives' lives than the other points'
+            (a drive's drawn write-buffer and GC state is still settling after a few ms).
+            True (the default): points that give the same warm-up all run the longest
+            one any of them is lengthened to, with a warning saying so. False: each
+            point runs its own.
 
     Returns:
         pandas.DataFrame: one row per (point, seed) in grid order then seed order, with
@@ -160,7 +168,9 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
         :data:`METRIC_COLUMNS` (IOPS, latency percentiles in ns, IRQs per I/O,
         completions per IRQ, CPU fractions averaged over the host's cores, mode
         switches, the bounding resource) and ``error`` (None, or why that run failed:
-        its figures are then NaN). ``df.attrs["params"]`` maps columns to paths.
+        its figures are then NaN). ``df.attrs["params"]`` maps columns to paths;
+        ``df.attrs["warmup_us"]`` lists each row's warm-up as run (None where its
+        point does not load).
 
     A failing point does not stop the sweep. On KeyboardInterrupt the runs not started
     are cancelled and the rows done so far are returned, with a warning and
@@ -190,10 +200,14 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
     load(source, apply_wildcards(fixed_pairs, mapping))  # a bad base fails here, once
     _check_keys(source, keys, pointers, points, fixed_pairs, mapping)
 
+    point_pairs = [apply_wildcards(list(fixed_pairs) + [(p, v) for p, v in zip(pointers, point) if _is_value(v)],
+                                   mapping) for point in points]
+    warmups = _warmups(source, point_pairs)
+    if equal_warmup:
+        point_pairs, warmups = _equalise_warmups(point_pairs, warmups)
     tasks = []
-    for i, point in enumerate(points):
-        pairs = list(fixed_pairs) + [(p, v) for p, v in zip(pointers, point) if _is_value(v)]
-        strings = assignments(apply_wildcards(pairs, mapping))
+    for i, pairs in enumerate(point_pairs):
+        strings = assignments(pairs)
         for j, seed in enumerate(seed_list):
             tasks.append((i * len(seed_list) + j, source, strings, seed))
 
@@ -221,6 +235,8 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
     extra = [k for row in rows for k in row if k not in order and k != "error"]
     frame = pd.DataFrame(rows, columns=order + list(dict.fromkeys(extra)) + ["error"])
     frame.attrs["params"] = {c: k for c, k in zip(columns, keys)}
+    frame.attrs["warmup_us"] = [warmups[index // len(seed_list)][1] if warmups[index // len(seed_list)] else None
+                                for index in sorted(outcomes)]
     frame.attrs["interrupted"] = interrupted
     if interrupted:
         warnings.warn(
@@ -229,6 +245,53 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
             stacklevel=2,
         )
     return frame
+
+
+def _warmups(source, point_pairs):
+    """Per point: (the warm-up it sets, or None for the scenario's own; the one it runs
+    after the loader lengthened it to cover its policy's first decision, in us); None for
+    a point that does not load (its runs report why)."""
+    out = []
+    for pairs in point_pairs:
+        given = next((v for p, v in reversed(pairs) if p == "/warmup_us"), None)
+        try:
+            resolved = json.loads(load(source, pairs).resolved)["warmup_us"]
+        except Exception:  # noqa: BLE001 - its runs report the error, the sweep goes on
+            out.append(None)
+            continue
+        out.append((given, int(resolved)))
+    return out
+
+
+def _equalise_warmups(point_pairs, warmups):
+    """Points that give the same warm-up run the longest one any of them runs: a policy
+    whose first decision the loader covered would otherwise be measured later in the
+    drives' lives than the points it is compared with. A warm-up that reaches the first
+    decision is not lengthened again, so setting it is enough. Warns when it lengthens."""
+    longest = {}
+    for w in warmups:
+        if w:
+            longest[w[0]] = max(longest.get(w[0], 0), w[1])
+    pairs_out, warmups_out, changed = [], [], {}
+    for pairs, w in zip(point_pairs, warmups):
+        if w and w[1] != longest[w[0]]:
+            pairs = pairs + [("/warmup_us", longest[w[0]])]
+            changed[(w[1], longest[w[0]])] = changed.get((w[1], longest[w[0]]), 0) + 1
+            w = (w[0], longest[w[0]])
+        pairs_out.append(pairs)
+        warmups_out.append(w)
+    if changed:
+        what = "; ".join(f"{n} of them from {a} us to {b} us" for (a, b), n in sorted(changed.items()))
+        warnings.warn(
+            f"sweep: {sum(changed.values())} of {len(point_pairs)} points run a longer warm-up ({what}): "
+            "another point's policy makes its first decision after the given warm-up, and the loader "
+            "lengthens that point's; every point with the same warm-up runs the longest, so that rows "
+            "compare the drives at the same age (equal_warmup=False keeps each point's own; "
+            "df.attrs['warmup_us'] has each row's)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return pairs_out, warmups_out
 
 
 def execute(tasks, outcomes, workers=None, client=None, bar=None):

@@ -169,3 +169,29 @@ def test_simulation_releases_the_interpreter_lock():
     assert elapsed > 0.1, "run too short to tell"
     assert max_gap < elapsed / 2, (max_gap, elapsed)
     assert ticks > 1000
+
+
+def test_points_compared_run_the_same_warmup():
+    # coalesce_adaptive (policy C) decides at the end of its first 50 ms cycle: the loader
+    # lengthens its warm-up, and the irq point is given the same one, with a warning.
+    grid = {"policy.name": ["irq", "coalesce_adaptive"]}
+    with pytest.warns(RuntimeWarning, match=r"1 of 2 points run a longer warm-up \(1 of them from 500 us to 50500 us\)"):
+        df = nvmesim.sweep("default", grid, progress=False, duration_us=500, warmup_us=500)
+    assert df.attrs["warmup_us"] == [50500, 50500]
+    r = nvmesim.run("default", policy__name="irq", duration_us=500, warmup_us=50500)
+    for key, value in r.metrics().items():
+        assert df.iloc[0][key] == value, key
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        own = nvmesim.sweep("default", grid, progress=False, duration_us=500, warmup_us=500,
+                            equal_warmup=False)
+    assert own.attrs["warmup_us"] == [500, 50500]
+    assert own.iloc[1]["iops"] == df.iloc[1]["iops"]  # C's own run is the same either way
+    assert own.iloc[0]["iops"] != df.iloc[0]["iops"]
+
+
+def test_a_swept_warmup_is_not_equalised():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = nvmesim.sweep("default", {"warmup_us": [500, 1000]}, progress=False, duration_us=500)
+    assert df.attrs["warmup_us"] == [500, 1000]
