@@ -161,9 +161,14 @@ class EventQueue {
       return true;
     }
     instant_running_.swap(instant_end_);  // one asked for while these run comes next
-    if (instant_running_.size() > 1)
-      std::stable_sort(instant_running_.begin(), instant_running_.end(),
-                       [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    // By rank, equal ranks in the order asked for: an insertion sort, as a few are pending
+    // (std::stable_sort asks the heap for a buffer on every call).
+    for (std::size_t k = 1; k < instant_running_.size(); ++k) {
+      const InstantEndCall c = instant_running_[k];
+      std::size_t j = k;
+      for (; j > 0 && c.rank < instant_running_[j - 1].rank; --j) instant_running_[j] = instant_running_[j - 1];
+      instant_running_[j] = c;
+    }
     for (const InstantEndCall& c : instant_running_) c.fn(c.ctx);
     instant_running_.clear();
     return true;
