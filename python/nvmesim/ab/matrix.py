@@ -372,13 +372,16 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
     base, base_dir = _load_base(doc, matrix_dir)
     if not isinstance(base.get("policy", {}), dict):
         raise MatrixError("/base/policy", "must be an object")
+    window = {}
     for name, given in (("duration_us", duration_us), ("warmup_us", warmup_us)):
         value = given if given is not None else doc.get(name)
         if value is not None:
             # int() would make 1.5 one microsecond and True one; the range is the
             # scenario loader's (each case reports it with its path).
             where = "--" + name.replace("_", "-") if given is not None else "/" + name
-            base[name] = _whole_number(value, where, "must be a whole number of microseconds")
+            value = base[name] = _whole_number(value, where, "must be a whole number of microseconds")
+        window[name] = value
+    duration, warmup = window["duration_us"], window["warmup_us"]
     seed_spec = seeds if seeds is not None else doc.get("seeds", 5)
     seed_where = "--seeds" if seeds is not None else "/seeds"
     if isinstance(seed_spec, (list, tuple)):
