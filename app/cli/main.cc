@@ -203,6 +203,21 @@ int run_main(int argc, char** argv) {
   app.add_subcommand("compare", "measured vs simulated, metric by metric (docs/compare.md)");
   app.add_subcommand("tune", "search a policy's parameters over an A/B matrix, judged on held-out cases (docs/tune.md)");
 
+  // CLI11 takes an unknown first word for an extra argument and says "A subcommand is
+  // required", which names neither the word nor the commands.
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "nvmesim: unknown command '" << argv[1] << "' (commands: " << names
+                << ")\nRun 'nvmesim --help' for usage.\n";
+      return kExitInput;
+    }
+  }
   if (auto code = parse(app, argc, argv)) return *code;
   if (schema->parsed()) {
     std::cout << nvmesim::scenario_schema().dump(2) << "\n";

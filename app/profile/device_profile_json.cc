@@ -90,6 +90,10 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
   }
   // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.
   json points;
+  if (r.has("cdf") && r.has("cdf_file")) {
+    r.fail("cdf_file", "give \"cdf\" or \"cdf_file\", not both: one of them would be ignored");
+    return d;
+  }
   if (r.has("cdf")) {
     points = r.at("cdf");
   } else if (r.has("cdf_file")) {
@@ -155,6 +159,12 @@ void check_write_path(JsonReader& r, const DeviceProfile& d) {
   else if (d.state == DriveState::steady && (1 + d.over_provisioning) / d.utilization <= 1.001)
     r.fail("over_provisioning", "(1 + over_provisioning) / utilization must be > 1.001 in the steady state: with no "
                                 "spare flash garbage collection never ends, got " + (std::ostringstream() << d.over_provisioning << " / " << d.utilization).str());
+}
+
+void check_completion_rounds(JsonReader& r, const DeviceProfile& d) {
+  if (d.completion_round_max > 0 && d.completion_round <= Duration::zero())
+    r.fail("completion_round_max", "must be 0 without completion_round_ns (0: each CQE is posted when its data is "
+                                   "done, there are no rounds to cap), got " + std::to_string(d.completion_round_max));
 }
 
 json service_to_json(const ServiceSpec& s) {

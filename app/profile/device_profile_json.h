@@ -20,6 +20,8 @@ void read_device_services(JsonReader& r, DeviceProfile& d, const std::string& ba
 nlohmann::json service_to_json(const ServiceSpec& s);
 // The write path's fields together (DeviceProfile::write_path): what one row's range cannot say.
 void check_write_path(JsonReader& r, const DeviceProfile& d);
+// completion_round_max caps rounds: it needs completion_round_ns.
+void check_completion_rounds(JsonReader& r, const DeviceProfile& d);
 
 // The profile object at JSON pointer `path`; relative CDF files resolve against base_dir.
 template <class P, class... Enums>
@@ -30,6 +32,7 @@ P read_device_with(const nlohmann::json& j, const std::string& path, const std::
   d.name = r.string("name", "device");
   read_profile_fields(r, d, fields);
   if (r.ok()) check_write_path(r, d);
+  if (r.ok()) check_completion_rounds(r, d);
   if (!r.ok()) return d;
   read_device_services(r, d, base_dir, err);
   if (err) return d;

@@ -242,12 +242,19 @@ int report_main(const std::string& dir, const ReportOptions& opts, std::ostream&
     return 2;
   }
   std::sort(files.begin(), files.end());
+  std::vector<std::pair<fs::path, json>> rows;
+  for (const auto& f : files)
+    if (std::optional<json> doc = published_scenario(f)) rows.emplace_back(f, std::move(*doc));
+  // A table with no rows, exit 0, said nothing about a directory of the wrong files.
+  if (rows.empty()) {
+    err << "nvmesim: " << dir << ": no scenario file with a \"published\" block (" << files.size()
+        << " JSON file(s), none a scenario of published figures)\n";
+    return 2;
+  }
   print_header(out, seeds);
   Tables tables;
-  for (const auto& f : files) {
-    const std::optional<json> doc = published_scenario(f);
-    if (!doc) continue;
-    const json& pub = (*doc)["published"];
+  for (const auto& [f, doc] : rows) {
+    const json& pub = doc["published"];
     if (!pub.is_object()) {
       err << "nvmesim: " << f.string() << ": /published: must be an object\n";
       return 2;

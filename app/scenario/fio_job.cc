@@ -119,7 +119,10 @@ std::optional<InputError> apply_fio_option(const std::string& key, const Option&
                   : key == "iodepth_batch_complete" ? "iodepth_batch_complete_min" : key;
     j[k] = v;
   } else if (key == "hipri") {
-    j["hipri"] = opt.value.empty() || opt.value == "1";
+    // Anything else ("true", "2", "yes") was read as off without a word.
+    if (!opt.value.empty() && opt.value != "0" && opt.value != "1")
+      return bad("must be given alone, 1 (on) or 0 (off), got '" + opt.value + "'");
+    j["hipri"] = opt.value != "0";
   } else if (key == "cpus_allowed") {
     j["cpus_allowed"] = opt.value;
   } else if (key == "cpus_allowed_policy") {

@@ -109,7 +109,14 @@ JobSpec read_job(const json& j, const std::string& path, const Scenario& sc, std
         if (d[i].is_string())
           for (uint32_t k = 0; k < sc.drives.size(); ++k)
             if (sc.drives[k].name == d[i].get<std::string>()) idx = k;
-        if (!idx) err = InputError{path + "/drives/" + std::to_string(i), "no such drive: " + json_excerpt(d[i])};
+        const std::string at = path + "/drives/" + std::to_string(i);
+        const auto same = idx ? std::find(js.drives.begin(), js.drives.end(), *idx) : js.drives.end();
+        if (!idx) err = InputError{at, "no such drive: " + json_excerpt(d[i])};
+        // Twice would submit to the same queues twice over and count the job's interrupts
+        // and I/Os once per listing.
+        else if (same != js.drives.end())
+          err = InputError{at, "drive " + sc.drives[*idx].name + " is listed twice (also at " + path + "/drives/" +
+                                   std::to_string(same - js.drives.begin()) + "): a job submits to each of its drives once"};
         else js.drives.push_back(*idx);
       }
     }

@@ -61,6 +61,9 @@ def run(scenario, overrides=None, seed=None, base_dir=None, progress=None, threa
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or not 1 <= threads <= 1024):
         raise ValueError(f"threads: must be an integer from 1 to 1024, got {threads!r}")
+    if progress is not None and not callable(progress):
+        # Found now, not at the first progress report after the simulation has started.
+        raise TypeError(f"progress: must be a callable taking the fraction done, or None, got {progress!r}")
     source = make_source(scenario, base_dir)
     pairs = expand_wildcards(source, normalize_overrides(overrides, kwargs))
     loaded = _load(source, pairs, seed)

@@ -11,6 +11,7 @@ Overrides are kept as a list of ``(pointer, value)`` pairs and handed to the eng
 """
 
 import json
+import numbers
 import os
 from pathlib import Path
 
@@ -146,11 +147,37 @@ def assignments(pairs):
     return out
 
 
+#: The largest seed: seeds are 64-bit unsigned, as ``nvmesim run --seed``.
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed, what="seed"):
+    """``seed`` as an int, or None for None.
+
+    A seed is an integer from 0 to 2^64-1 (``--seed``'s range); an integral float such as
+    ``7.0`` counts as one. Raises TypeError for anything else that is not a number of
+    that kind (a bool, a string, ``1.5``: ``int()`` would silently make them 1, an error
+    or 1) and ValueError outside the range (the engine's binding would refuse those with
+    a message about its argument types), both naming ``what``.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        value = int(seed)
+    elif isinstance(seed, float) and seed.is_integer():
+        value = int(seed)
+    else:
+        raise TypeError(f"{what}: must be an integer from 0 to {MAX_SEED}, got {seed!r}")
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"{what}: must be an integer from 0 to {MAX_SEED}, got {seed!r}")
+    return value
+
+
 def load(source, pairs=(), seed=None):
     """Loads (and validates) a source with overrides; returns a ``_core.LoadedScenario``."""
     kind, payload, base = source
     strings = assignments(pairs)
-    seed = None if seed is None else int(seed)
+    seed = check_seed(seed)
     if kind == "json":
         return _core.load_json(payload, base, strings, seed)
     return _core.load_file(payload, base, strings, seed)

@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import numbers
 import signal
 import uuid
 import warnings
@@ -18,6 +19,7 @@ import warnings
 from ._scenario import (
     apply_wildcards,
     assignments,
+    check_seed,
     load,
     make_source,
     normalize_overrides,
@@ -104,8 +106,14 @@ def _points(grid):
         for key, values in grid.items():
             if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
                 raise TypeError(f"grid[{key!r}] must be a list of values")
-        return keys, list(itertools.product(*(list(v) for v in grid.values())))
+        lists = [list(v) for v in grid.values()]
+        for key, values in zip(keys, lists):
+            if not values:  # the product would be empty: a sweep of no runs
+                raise ValueError(f"grid[{key!r}] is empty: give at least one value")
+        return keys, list(itertools.product(*lists))
     points = list(grid)
+    if not points:
+        raise ValueError("grid is an empty list: give at least one point ([{}] is the base scenario alone)")
     keys = []
     for point in points:
         if not isinstance(point, dict):
@@ -180,6 +188,8 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
 
     if workers is not None and client is not None:
         raise ValueError("give workers= or client=, not both")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1):
+        raise ValueError(f"workers: must be an integer >= 1 (or None: in this process), got {workers!r}")
     source = make_source(base, base_dir)
     fixed_pairs = normalize_overrides(overrides, fixed)
     keys, points = _points(grid)
@@ -191,10 +201,12 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
         columns = [labels.get(k, k) for k in keys]
     if seeds is None:
         seed_list = [None]
-    elif isinstance(seeds, int):
-        seed_list = [seeds]
+    elif isinstance(seeds, (str, bytes, dict)) or not hasattr(seeds, "__iter__"):
+        seed_list = [check_seed(seeds, "seeds")]
     else:
-        seed_list = [int(s) for s in seeds]
+        seed_list = [check_seed(s, f"seeds[{i}]") for i, s in enumerate(seeds)]
+        if not seed_list:
+            raise ValueError("seeds: an empty list runs nothing; give seeds=None for the scenario's own seed")
 
     mapping = wildcard_map(source, pointers + [p for p, _ in fixed_pairs])
     load(source, apply_wildcards(fixed_pairs, mapping))  # a bad base fails here, once

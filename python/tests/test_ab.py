@@ -521,3 +521,22 @@ def test_hw_stops_on_a_fatal_drive_and_resumes(tmp_path, monkeypatch):
     with open(tmp_path / "o" / "runs.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 4 and sorted(int(r["order"]) for r in rows) == list(range(4))
+
+
+@pytest.mark.parametrize("kwargs, path, words", [
+    ({"seeds": 2.5}, "--seeds", "must be a count of seeds or a list of seeds, got 2.5"),  # was len(2.5): TypeError
+    ({"seeds": True}, "--seeds", "must be a count of seeds"),                               # was one seed
+    ({"seeds": [1, 1.5]}, "--seeds/1", "a seed must be an integer"),                        # was seed 1
+    ({"duration_us": 1.5}, "--duration-us", "must be a whole number of microseconds"),     # was 1 us
+    ({"warmup_us": "500"}, "--warmup-us", "must be a whole number of microseconds"),
+])
+def test_bad_seeds_and_window_options_name_the_option(tmp_path, kwargs, path, words):
+    with pytest.raises(MatrixError) as info:
+        load_matrix(_tiny(tmp_path), validate=False, **kwargs)
+    assert info.value.path == path and words in info.value.message, str(info.value)
+
+
+def test_a_matrix_seed_given_as_a_fraction_names_its_path(tmp_path):
+    with pytest.raises(MatrixError) as info:
+        load_matrix(_tiny(tmp_path, duration_us=2000.5), validate=False)
+    assert info.value.path in ("/duration_us",), str(info.value)

@@ -187,3 +187,23 @@ def test_import_without_environment(tmp_path):
     proc = subprocess.run(["/usr/bin/python3", "-c", "import nvmesim; print(nvmesim._core.__file__)"],
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("seed, error", [
+    (-1, ValueError), (2**64, ValueError),      # the binding refused these with a note on argument types
+    (1.5, TypeError), (True, TypeError), ("7", TypeError), ([1], TypeError),  # int() made 1.5 and True seed 1
+])
+def test_bad_seed_raises_naming_it(seed, error):
+    with pytest.raises(error, match=r"^seed: must be an integer from 0 to 18446744073709551615, got "):
+        nvmesim.load("default", seed=seed)
+
+
+def test_good_seeds_still_load():
+    assert nvmesim.load("default", seed=0)["seed"] == 0
+    assert nvmesim.load("default", seed=2**64 - 1)["seed"] == 2**64 - 1
+    assert nvmesim.load("default", seed=7.0)["seed"] == 7  # an integral float, as JSON's 7.0
+
+
+def test_progress_that_is_not_callable_raises_before_running(short):
+    with pytest.raises(TypeError, match="progress: must be a callable"):
+        nvmesim.run("default", progress=5, **short)

@@ -195,3 +195,23 @@ def test_a_swept_warmup_is_not_equalised():
         warnings.simplefilter("error")
         df = nvmesim.sweep("default", {"warmup_us": [500, 1000]}, progress=False, duration_us=500)
     assert df.attrs["warmup_us"] == [500, 1000]
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"grid": {"policy.name": []}}, ValueError, "grid['policy.name'] is empty"),
+    ({"grid": []}, ValueError, "grid is an empty list"),
+    ({"seeds": []}, ValueError, "seeds: an empty list runs nothing"),
+    ({"seeds": [1, -1]}, ValueError, "seeds[1]: must be an integer from 0 to"),
+    ({"seeds": 1.5}, TypeError, "seeds: must be an integer from 0 to"),
+    ({"workers": 0}, ValueError, "workers: must be an integer >= 1"),
+    ({"workers": -2}, ValueError, "workers: must be an integer >= 1"),
+    ({"workers": 1.5}, ValueError, "workers: must be an integer >= 1"),
+])
+def test_a_sweep_of_nothing_or_bad_options_raises_before_running(monkeypatch, kwargs, error, words):
+    # Before: zero rows (an empty list, no seeds), a serial sweep (workers 0 or -2), or
+    # every row failing alike (a negative seed) -- without a word.
+    monkeypatch.setattr(sweep_module, "execute", lambda *a, **k: pytest.fail("ran"))
+    args = {"grid": {"policy.name": ["irq"]}, **kwargs}
+    with pytest.raises(error) as info:
+        nvmesim.sweep("default", progress=False, duration_us=2000, warmup_us=500, **args)
+    assert words in str(info.value)

@@ -184,3 +184,15 @@ def test_parse_param():
     assert parse_param("window=1024:16384") == ("window", 1024, 16384)
     with pytest.raises(ValueError, match="integers"):
         parse_param("window=a:b")
+
+
+@pytest.mark.parametrize("params, words", [
+    (["x=0:10", "x=5:8"], "--param 'x=5:8': x is given twice"),  # a dict kept the last range silently
+    ({"x": (10, 0)}, "params['x']: lo 10 is above hi 0"),
+    ({"x": (0.5, 10)}, "params['x']: lo and hi must be integers"),  # int() made it 0
+    ({"x": 5}, "params['x']: must be (lo, hi)"),
+])
+def test_bad_ranges_raise_before_any_trial(tmp_path, params, words):
+    with pytest.raises(ValueError) as info:
+        tune(STUB, "rate", params, trials=2, out=tmp_path, objective=lambda p: pytest.fail("ran"))
+    assert words in str(info.value)

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 import math
+import numbers
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -326,6 +327,16 @@ def matrix_digest(cases, seeds, base_dir):
     return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _whole_number(value, where, rule):
+    """``value`` as an int when it is an integer (or an integral float, as JSON's 1e3);
+    MatrixError(where, rule) for a bool, a string or a fraction."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise MatrixError(where, f"{rule}, got {value!r}")
+
+
 def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=True,
                 candidate=None):
     """Reads and checks a matrix spec; returns a :class:`Matrix` with every case built.
@@ -361,19 +372,30 @@ def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=T
     base, base_dir = _load_base(doc, matrix_dir)
     if not isinstance(base.get("policy", {}), dict):
         raise MatrixError("/base/policy", "must be an object")
-    duration = duration_us if duration_us is not None else doc.get("duration_us")
-    warmup = warmup_us if warmup_us is not None else doc.get("warmup_us")
-    for name, value in (("duration_us", duration), ("warmup_us", warmup)):
+    window = {}
+    for name, given in (("duration_us", duration_us), ("warmup_us", warmup_us)):
+        value = given if given is not None else doc.get(name)
         if value is not None:
-            base[name] = int(value)
+            # int() would make 1.5 one microsecond and True one; the range is the
+            # scenario loader's (each case reports it with its path).
+            where = "--" + name.replace("_", "-") if given is not None else "/" + name
+            value = base[name] = _whole_number(value, where, "must be a whole number of microseconds")
+        window[name] = value
+    duration, warmup = window["duration_us"], window["warmup_us"]
     seed_spec = seeds if seeds is not None else doc.get("seeds", 5)
     seed_where = "--seeds" if seeds is not None else "/seeds"
-    count = seed_spec if isinstance(seed_spec, int) else len(seed_spec)
+    if isinstance(seed_spec, (list, tuple)):
+        seed_list = [_whole_number(s, f"{seed_where}/{i}", f"a seed must be an integer from 0 to {MAX_SEED}")
+                     for i, s in enumerate(seed_spec)]
+        count = len(seed_list)
+    else:
+        count = _whole_number(seed_spec, seed_where, "must be a count of seeds or a list of seeds")
+        seed_list = None  # 1..count, once count is known to be small
     if count > MAX_SEEDS:
         raise MatrixError(seed_where, f"{count} seeds per arm, more than the {MAX_SEEDS} a "
                                       "matrix may have")
-    seed_list = list(range(1, int(seed_spec) + 1)) if isinstance(seed_spec, int) \
-        else [int(s) for s in seed_spec]
+    if seed_list is None:
+        seed_list = list(range(1, count + 1))
     if not seed_list:
         raise MatrixError(seed_where, "no seeds")
     if any(not 0 <= s <= MAX_SEED for s in seed_list):

@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,20 @@ def parse_param(text):
     if lo > hi:
         raise ValueError(f"--param {text!r}: lo {lo} is above hi {hi}")
     return name.strip(), lo, hi
+
+
+def _range(name, span):
+    """A ``{name: (lo, hi)}`` entry as ``(lo, hi)``: two integers, lo <= hi (as
+    parse_param's); int() would make 1.5 one and a reversed range would search nothing."""
+    if not isinstance(span, (list, tuple)) or len(span) != 2:
+        raise ValueError(f"params[{name!r}]: must be (lo, hi), got {span!r}")
+    for v in span:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise ValueError(f"params[{name!r}]: lo and hi must be integers, got {span!r}")
+    lo, hi = int(span[0]), int(span[1])
+    if lo > hi:
+        raise ValueError(f"params[{name!r}]: lo {lo} is above hi {hi}")
+    return lo, hi
 
 
 def _half(spec, which):
@@ -205,10 +220,16 @@ def tune(matrix, policy, params, trials=20, out=None, sampler="tpe", seed=1, wor
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     if isinstance(params, (list, tuple)):
-        params = {n: (lo, hi) for n, lo, hi in map(parse_param, params)}
+        parsed = {}
+        for text in params:
+            name, lo, hi = parse_param(text)
+            if name in parsed:  # a dict would keep the last range without a word
+                raise ValueError(f"--param {text!r}: {name} is given twice")
+            parsed[name] = (lo, hi)
+        params = parsed
     if not params:
         raise ValueError("give at least one parameter range (name=lo:hi)")
-    space = {name: (int(lo), int(hi)) for name, (lo, hi) in params.items()}
+    space = {name: _range(name, span) for name, span in params.items()}
     limits = limits or Limits()
     stem = "matrix" if isinstance(matrix, dict) else Path(matrix).stem
     directory = Path(out) if out is not None else Path(f"tune-{stem}-{policy}")

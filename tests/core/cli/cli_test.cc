@@ -121,6 +121,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--memory-limit 1m", "/queue_depth: the run would need about"},
         BadInput{"--memory-limit 1k", "--memory-limit: must be a size from 1m to 1024g"},
         BadInput{"--memory-limit 99999999999999999999", "--memory-limit: must be a size"},
+        // Contradictions each value alone would not show (the bad-input audit).
+        BadInput{"--set 'jobs.0.drives=[0,0]'", "/jobs/0/drives/1: drive nvme0 is listed twice (also at /jobs/0/drives/0)"},
+        BadInput{"--set 'jobs.0.drives=[\"nvme0\",0]'", "/jobs/0/drives/1: drive nvme0 is listed twice"},
+        BadInput{"--set drives.0.profile.completion_round_max=4",
+                 "/drives/0/profile/completion_round_max: must be 0 without completion_round_ns"},
+        BadInput{"--set 'drives.0.profile.read={\"dist\":\"empirical\",\"cdf\":[[1,100]],\"cdf_file\":\"x.csv\"}'",
+                 "/drives/0/profile/read/cdf_file: give \"cdf\" or \"cdf_file\", not both"},
         // Small ones.
         BadInput{"--set '=1'", "override must be path=value"},
         BadInput{"--set 'jobs.0.iodepth=" + std::string(2000, '[') + std::string(2000, ']') + "'",
@@ -872,6 +879,40 @@ TEST(Cli, ReportSeedsOutsideOneToAHundredAreRefused) {
               std::string::npos)
         << o.out;
   }
+}
+
+TEST(Cli, AnUnknownCommandIsNamedWithTheCommands) {
+  // Was "A subcommand is required", naming neither the word nor the commands.
+  Outcome o = cli("bogus");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: unknown command 'bogus' (commands: run, validate,"), std::string::npos) << o.out;
+  o = cli("valdate " + scenario());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("unknown command 'valdate'"), std::string::npos) << o.out;
+}
+
+TEST(Cli, AFioHipriThatIsNeitherOnNorOffIsRefusedAtItsLine) {
+  // hipri=true or hipri=2 was read as off without a word.
+  for (const char* v : {"true", "2"}) {
+    Outcome o = cli("validate " + temp("nvmesim_cli_hipri.fio", std::string("[j]\nfilename=/dev/nvme0n1\nhipri=") + v + "\n"));
+    EXPECT_EQ(o.code, 2) << o.out;
+    EXPECT_NE(o.out.find("nvmesim_cli_hipri.fio:3: option 'hipri': must be given alone, 1 (on) or 0 (off), got '" +
+                         std::string(v) + "'"),
+              std::string::npos)
+        << o.out;
+  }
+  Outcome o = cli("validate " + temp("nvmesim_cli_hipri.fio", "[j]\nfilename=/dev/nvme0n1\nhipri=0\n"));
+  EXPECT_EQ(o.code, 0) << o.out;
+}
+
+TEST(Cli, AReportOverADirectoryWithoutPublishedScenariosSaysSo) {
+  // Was an empty table and exit 0.
+  auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_report_empty";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "x.json") << "{\"name\": \"not published\"}";
+  Outcome o = cli("report " + dir.string());
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("no scenario file with a \"published\" block (1 JSON file(s)"), std::string::npos) << o.out;
 }
 
 }  // namespace
