@@ -74,11 +74,11 @@ class Device {
     ++stats_.posted_notifications;
     count_delivery(t);
   }
-  // Whether each command's Request gets its unit's end and its CQE posting time
-  // (Request::unit_done, posted), which only a command trace and a replay read. By then the
-  // Request is cold: writing it was the completion path's largest cache miss (a held CQE's,
-  // in message_sent). Before the run; on unless turned off.
-  void record_command_times(bool on) { record_times_ = on; }
+  // Where each command's unit end and CQE posting time go (RequestTimes, indexed by
+  // command id), which only a command trace and a replay read; null: nowhere. A replay
+  // (use_replayed_service) needs them, and its commands' doorbells and trace rows. Before
+  // the run; off unless given.
+  void record_command_times(RequestTimes* times) { times_ = times; }
   // The busy figures (DeviceStats) count only what falls inside [from, to). Before the run;
   // unset, everything counts.
   void measure_window(Time from, Time to);
@@ -186,15 +186,15 @@ class Device {
   // on_replayed_unit_done) and goes on through the link, its posting and its message as the
   // model's own, so that the messages' order and timing, and the postings held behind them,
   // are the recording's; any other recorded command is posted at its recorded time.
-  bool replays_unit(const Request& r) const {
+  bool replays_unit(uint32_t cid) const {
     if (!replayed_ || !order_) return false;
-    return !replayed_->recorded(r) || replayed_->known_ahead(r) >= Duration::zero();
+    const RequestTimes& t = times_[cid];
+    return !replayed_->recorded(t) || replayed_->known_ahead(t) >= Duration::zero();
   }
-  Time replayed_unit_end(const Request& r, Time ready);
+  Time replayed_unit_end(uint32_t cid, Time ready);
   // A replayed command whose posting is the recorded one, any wait behind a message included.
   bool replayed_posting(uint32_t cid) const {
-    const Request& r = (*requests_)[cid];
-    return replayed_ && replayed_->recorded(r) && !replays_unit(r);
+    return replayed_ && replayed_->recorded(times_[cid]) && !replays_unit(cid);
   }
 
   // ---- CQ posting (device_cq_posting.cc).
@@ -237,8 +237,8 @@ class Device {
   uint32_t index_;
   sim::Rng rng_;
   MsixSink sink_;
-  std::vector<Request>* requests_;  // the device records each command's CQE posting time
-  bool record_times_ = true;         // record_command_times
+  std::vector<Request>* requests_;  // what each command is (size, direction)
+  RequestTimes* times_ = nullptr;    // record_command_times
   ServiceTime read_time_;
   ServiceTime write_time_;
   const ReplayedService* replayed_ = nullptr;
@@ -288,7 +288,7 @@ class Device {
 // Defined here, not in device_cq_posting.cc: interrupt signalling calls it for every CQE
 // released behind a sent message (message_sent), and across files it would be a call.
 inline void Device::hold_cqe(SqState& q, uint32_t cid, Time at) {
-  if (record_times_) (*requests_)[cid].posted = at;
+  if (times_) times_[cid].posted = at;
   q.held.push_back(SqState::HeldCqe{at, eq_->take_seq(), cid});
 }
 

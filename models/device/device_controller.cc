@@ -76,9 +76,9 @@ void Device::front_end_turn() {
     stats_.front_end_busy_ps += window_.in_ps(fe_free_ps_ - fe_gap_ps_, fe_free_ps_);
     Time ready = ps::to_time_ceil(fe_free_ps_);
     const Request& r = (*requests_)[cid];
-    if (replays_unit(r)) {  // the unit ends when it did, without taking one of the model's
-      eq_->schedule(replayed_unit_end(r, ready), &Device::on_replayed_unit_done, this, DeviceCommand::of(cid, r).pack());
-    } else if (replayed_ && replayed_->recorded(r)) {
+    if (replays_unit(cid)) {  // the unit ends when it did, without taking one of the model's
+      eq_->schedule(replayed_unit_end(cid, ready), &Device::on_replayed_unit_done, this, DeviceCommand::of(cid, r).pack());
+    } else if (replayed_ && replayed_->recorded(times_[cid])) {
       replay_post(cid, ready);
     } else {
       if (r.write) ready = link_.to_device(r.bytes, ready);  // data to the device first

@@ -6,7 +6,7 @@
 namespace nvmesim {
 
 void Device::schedule_post(uint32_t cid, uint32_t qid, Time post) {
-  if (record_times_) (*requests_)[cid].posted = post;
+  if (times_) times_[cid].posted = post;
   // Keep the queue's postings in time order (reads wait for the link, writes do not);
   // equal times stay in scheduling order, as their events do.
   queues_[qid].posts.insert_sorted({post, cid}, [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -93,7 +93,7 @@ void Device::on_flash_done(void* self, uint64_t arg) {
 // A command's unit is done: its read data go to the host, then its CQE is posted.
 void Device::finish_unit(DeviceCommand c) {
   Time done = eq_->now();
-  if (record_times_) (*requests_)[c.cid].unit_done = done;
+  if (times_) times_[c.cid].unit_done = done;
   // Read data is posted too and cannot pass the device's message still at the root
   // complex: it crosses the link into the root port's buffers and lands behind the
   // message (assumed: the port's posted-data credits cover the device's writes during
@@ -134,10 +134,9 @@ Time Device::round_post(Time post) {
 }
 
 void Device::post_after_data(DeviceCommand c, Time done) {
-  const Request& r = (*requests_)[c.cid];
   Time post = done + profile_.cqe_post;
   if (profile_.completion_round > Duration::zero()) post = round_post(post);
-  if (replayed_) post = max(post, replayed_->not_before(r));  // unposted when its trace ended
+  if (replayed_) post = max(post, replayed_->not_before(times_[c.cid]));  // unposted when its trace ended
   schedule_post(c.cid, c.qid, post);
 }
 
@@ -147,11 +146,13 @@ void Device::post_after_data(DeviceCommand c, Time done) {
 // is kept even if the replay's front end reached the command later (`ready`, not before
 // now): the trace does not say in which order a batch's commands sat in their SQ, and the
 // replay's order may differ.
-Time Device::replayed_unit_end(const Request& r, Time ready) {
-  if (replayed_->recorded(r)) return max(eq_->now(), replayed_->unit_done(r));
-  const Time seen_done = replayed_->unit_done_unposted(r);
+Time Device::replayed_unit_end(uint32_t cid, Time ready) {
+  const RequestTimes& t = times_[cid];
+  if (replayed_->recorded(t)) return max(eq_->now(), replayed_->unit_done(t));
+  const Time seen_done = replayed_->unit_done_unposted(t);
   if (seen_done != Time::never()) return max(eq_->now(), seen_done);
-  return max(ready + (r.write ? write_time_ : read_time_).draw(rng_, r.bytes), replayed_->not_before(r));
+  const Request& r = (*requests_)[cid];
+  return max(ready + (r.write ? write_time_ : read_time_).draw(rng_, r.bytes), replayed_->not_before(t));
 }
 
 void Device::on_replayed_unit_done(void* self, uint64_t arg) {
@@ -163,22 +164,23 @@ void Device::on_replayed_unit_done(void* self, uint64_t arg) {
 // it as recorded (unit_done_ns), or else by the CQE write and, for a read, the data's
 // uncontended transfer: a read that waited for a shared link is then known too late.
 void Device::replay_post(uint32_t cid, Time fetched) {
-  Request& r = (*requests_)[cid];
-  r.posted = replayed_->posting(r, fetched);
-  Duration ahead = replayed_->known_ahead(r);
+  const Request& r = (*requests_)[cid];
+  RequestTimes& t = times_[cid];
+  t.posted = replayed_->posting(t, fetched);
+  Duration ahead = replayed_->known_ahead(t);
   if (ahead < Duration::zero()) {
     ahead = profile_.cqe_post;
     if (!r.write) ahead += Duration::ns((link_.transfer_ps(r.bytes) + ps::kPerNs - 1) / ps::kPerNs);
   }
-  eq_->schedule(max(fetched, r.posted - ahead), &Device::on_replayed_known, this, cid);
+  eq_->schedule(max(fetched, t.posted - ahead), &Device::on_replayed_known, this, cid);
 }
 
 void Device::on_replayed_known(void* self, uint64_t cid64) {
   auto* d = static_cast<Device*>(self);
   auto cid = static_cast<uint32_t>(cid64);
-  (*d->requests_)[cid].unit_done = d->eq_->now();
-  const Request& r = (*d->requests_)[cid];
-  d->schedule_post(cid, r.qid, r.posted);
+  RequestTimes& t = d->times_[cid];
+  t.unit_done = d->eq_->now();
+  d->schedule_post(cid, (*d->requests_)[cid].qid, t.posted);
 }
 
 // The link moves the data in no less than its transfer time (link_transfer rounds its end up).

@@ -19,23 +19,24 @@ class ReplayedService {
  public:
   explicit ReplayedService(const ReplayTrace& trace) : trace_(&trace) {}
 
-  // When the CQE of request `r`, fetched and ready at `fetched`, is posted.
-  Time posting(const Request& r, Time fetched) const {
+  // When the CQE of request `r` (its times: RequestTimes), fetched and ready at `fetched`,
+  // is posted.
+  Time posting(const RequestTimes& r, Time fetched) const {
     const Duration d = trace_->commands[r.command].device_time;
     return max(r.doorbell + d, fetched);
   }
   // Whether the trace gives request `r`'s device time; if not (an inflight row not yet
   // posted when the window closed), the device model serves it, posting not before
   // not_before(r).
-  bool recorded(const Request& r) const { return trace_->commands[r.command].device_time >= Duration::zero(); }
-  Time not_before(const Request& r) const { return trace_->commands[r.command].post_not_before; }
+  bool recorded(const RequestTimes& r) const { return trace_->commands[r.command].device_time >= Duration::zero(); }
+  Time not_before(const RequestTimes& r) const { return trace_->commands[r.command].post_not_before; }
   // How long before its posting the device knew it (its unit finished), as recorded;
   // negative when the trace does not say.
-  Duration known_ahead(const Request& r) const { return trace_->commands[r.command].known_ahead; }
+  Duration known_ahead(const RequestTimes& r) const { return trace_->commands[r.command].known_ahead; }
   // An unrecorded request's unit end as its trace saw it, unposted (never: not seen).
-  Time unit_done_unposted(const Request& r) const { return trace_->commands[r.command].unit_done_unposted; }
+  Time unit_done_unposted(const RequestTimes& r) const { return trace_->commands[r.command].unit_done_unposted; }
   // When request `r`'s unit finished, as recorded (known_ahead(r) must not be negative).
-  Time unit_done(const Request& r) const {
+  Time unit_done(const RequestTimes& r) const {
     const auto& c = trace_->commands[r.command];
     return r.doorbell + c.device_time - c.known_ahead;
   }

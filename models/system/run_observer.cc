@@ -133,7 +133,8 @@ void RunObserver::finish_trace(Time now) {
 
 void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Context ctx, Time now) {
   const Request& r = (*m_.requests)[cid];
-  if (replayed_) (*replayed_)[r.command].seen = seen;
+  const RequestTimes& times = times_[cid];
+  if (replayed_) (*replayed_)[times.command].seen = seen;
   if (!cmd_trace_) return;
   if (last_seen_.empty()) last_seen_.assign(m_.requests->size(), Time::never());
   last_seen_[cid] = seen;
@@ -145,9 +146,9 @@ void RunObserver::command_reaped(const HostQueue& q, uint32_t cid, Time seen, Co
   c.lba = 0;  // the model has no addresses
   c.blocks = r.bytes / 512;
   c.submit = r.submitted;
-  c.doorbell = r.doorbell;
-  c.cqe_posted = r.posted;
-  c.unit_done = r.unit_done;
+  c.doorbell = times.doorbell;
+  c.cqe_posted = times.posted;
+  c.unit_done = times.unit_done;
   c.cqe_seen = seen;
   if (ctx == Context::hardirq) c.irq = now;
   c.completed_by = ctx;
@@ -165,12 +166,13 @@ void RunObserver::add_inflight(uint32_t cid, const Request& r) {
   f.blocks = r.bytes / 512;
   f.submit = r.submitted;
   // A request's times are overwritten per use: older than this submission means not yet.
-  if (r.doorbell >= r.submitted && r.doorbell < to) f.doorbell = r.doorbell;
-  if (f.doorbell && r.posted >= r.doorbell && r.posted < to && r.unit_done >= r.doorbell) {
-    f.cqe_posted = r.posted;
-    f.unit_done = r.unit_done;
-  } else if (f.doorbell && r.unit_done >= r.doorbell && r.unit_done < to) {
-    f.unit_done = r.unit_done;  // its unit finished, its CQE not yet posted (a line's wait)
+  const RequestTimes& t = times_[cid];
+  if (t.doorbell >= r.submitted && t.doorbell < to) f.doorbell = t.doorbell;
+  if (f.doorbell && t.posted >= t.doorbell && t.posted < to && t.unit_done >= t.doorbell) {
+    f.cqe_posted = t.posted;
+    f.unit_done = t.unit_done;
+  } else if (f.doorbell && t.unit_done >= t.doorbell && t.unit_done < to) {
+    f.unit_done = t.unit_done;  // its unit finished, its CQE not yet posted (a line's wait)
   }
   cmd_trace_->add_inflight(f);
 }
@@ -188,11 +190,12 @@ void RunObserver::finish_command_trace() {
   }
 }
 
-void RunObserver::replayed_command_reaped(const Request& r, Time now) {
-  ReplayedTimes& t = (*replayed_)[r.command];
-  t.submit = r.submitted;
-  t.doorbell = r.doorbell;
-  t.posted = r.posted;
+void RunObserver::replayed_command_reaped(uint32_t rid, Time now) {
+  const RequestTimes& times = times_[rid];
+  ReplayedTimes& t = (*replayed_)[times.command];
+  t.submit = (*m_.requests)[rid].submitted;
+  t.doorbell = times.doorbell;
+  t.posted = times.posted;
   t.reaped = now;
 }
 

@@ -85,8 +85,11 @@ class RunObserver {
 
   // ---- the replay's per-command times (null: not a replay); indexed like the trace's commands
   void enable_replay(std::vector<ReplayedTimes>* times) { replayed_ = times; }
-  // The application reaped request `r` (a replayed command) at `now`.
-  void replayed_command_reaped(const Request& r, Time now);
+  // The requests' times (RequestTimes, by request id) that the command trace and the
+  // replay read, once watches_commands() (System::run). Before the run.
+  void read_request_times(const RequestTimes* times) { times_ = times; }
+  // The application reaped request `rid` (a replayed command) at `now`.
+  void replayed_command_reaped(uint32_t rid, Time now);
   void hard_irq(const HostQueue& q, Time now, uint32_t cqes, bool held);
   // A policy's mode change on a queue, or on the whole drive (queue == nullptr).
   void mode_change(const HostQueue* q, Time now, std::string_view from, std::string_view to,
@@ -113,6 +116,7 @@ class RunObserver {
   std::vector<Time> last_seen_;  // per request id: its latest CQE seen (command trace only)
   void add_inflight(uint32_t cid, const Request& r);
   std::vector<ReplayedTimes>* replayed_ = nullptr;
+  const RequestTimes* times_ = nullptr;  // read_request_times
 };
 
 }  // namespace nvmesim

@@ -112,10 +112,15 @@ void System::run(const std::function<void(double)>& progress) {
   const Time window_start = Time::zero() + sc_.warmup;
   const Time window_end = window_start + sc_.duration;
   observer_.set_window(window_start, window_end);
+  // A request's trace-only times exist only when a command trace or a replay reads them.
+  if (observer_.watches_commands() && request_times_.size() != requests_.size()) request_times_.resize(requests_.size());
+  RequestTimes* times = request_times_.empty() ? nullptr : request_times_.data();
   for (auto& d : devices_) {
     d->measure_window(window_start, window_end);
-    d->record_command_times(observer_.watches_commands());  // only a command trace or a replay reads them
+    d->record_command_times(times);
   }
+  job_model_.record_request_times(times);
+  observer_.read_request_times(times);
   job_model_.start(started_jobs_);
   kernel_.start_monitors(started_drives_);
   if (sc_.warmup == Duration::zero()) observer_.start_window();

@@ -100,6 +100,7 @@ class System {
   Topology topology_;
   sim::EventQueue eq_;
   std::vector<Request> requests_;  // the command id is the index; never moves once built
+  std::vector<RequestTimes> request_times_;  // indexed as requests_, when watched (run)
   std::vector<std::unique_ptr<Core>> cores_;
   std::vector<CoreSoftirq> softirqs_;  // per core
   std::vector<std::unique_ptr<Device>> devices_;

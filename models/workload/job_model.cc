@@ -167,7 +167,7 @@ uint32_t JobModel::submit(Job& j, uint32_t want, Duration& cost) {
     r.queue = q.index;
     r.qid = q.qid;
     if (cmd) {
-      r.command = j.replay_commands[j.replay_next++];
+      times_[rid].command = j.replay_commands[j.replay_next++];  // a replay records them
       r.bytes = cmd->bytes;
       r.write = cmd->write;
       r.sequential = false;  // a trace says nothing of the pattern: random, as the drive assumes
@@ -392,8 +392,9 @@ void JobModel::ring_doorbells(Job& j) {
   for (uint32_t gq : j.queues) {
     HostQueue& q = *(*m_.queues)[gq];
     if (!q.sq.doorbell_needed()) continue;
-    for (uint32_t i = q.sq.db_tail; i != q.sq.tail; i = i + 1 == q.sq.depth ? 0 : i + 1)
-      (*m_.requests)[q.mem.sq[i]].doorbell = now;
+    if (times_)
+      for (uint32_t i = q.sq.db_tail; i != q.sq.tail; i = i + 1 == q.sq.depth ? 0 : i + 1)
+        times_[q.mem.sq[i]].doorbell = now;
     (*m_.drives)[q.drive].inflight_add(now, nvme::ring_distance(q.sq.db_tail, q.sq.tail, q.sq.depth));
     (*m_.devices)[q.drive]->sq_doorbell(q.qid, q.sq.ring_doorbell());
     if (m_.observer->tracing()) m_.observer->queue_counters_changed(q, now);
@@ -413,7 +414,7 @@ void JobModel::reap(Job& j) {
     uint32_t rid = j.ready.front();
     j.ready.pop_front();
     const Request& r = (*m_.requests)[rid];
-    if (j.replays) m_.observer->replayed_command_reaped(r, now);
+    if (j.replays) m_.observer->replayed_command_reaped(rid, now);
     if (count) {
       std::size_t slot = 0;
       while (j.queues[slot] != r.queue) ++slot;

@@ -57,6 +57,9 @@ class JobModel {
   // Folding of empty polling passes (on by default, models/workload/empty_poll_fold.h): off runs
   // every pass as its own segment, as a reference for tests.
   void set_fold_empty_polls(bool on) { fold_empty_polls_ = on; }
+  // Where each request's doorbell time and replayed command go (RequestTimes, by request
+  // id), which only a command trace and a replay read; null: nowhere. Before the run.
+  void record_request_times(RequestTimes* times) { times_ = times; }
 
  private:
   static void on_arrival(void* self, uint64_t job);
@@ -73,6 +76,7 @@ class JobModel {
 
   Machine m_;
   bool fold_empty_polls_ = true;
+  RequestTimes* times_ = nullptr;  // record_request_times
 };
 
 }  // namespace nvmesim

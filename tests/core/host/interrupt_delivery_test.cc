@@ -79,6 +79,7 @@ struct OrderedDeviceTest : ::testing::Test {
   static constexpr uint32_t kDepth = 64;
   sim::EventQueue eq;
   std::vector<Request> requests = std::vector<Request>(64);
+  std::vector<RequestTimes> times = std::vector<RequestTimes>(64);  // the CQEs' posting times
   std::vector<int64_t> message_ns;
   QueueMemory mem{kDepth};
   nvme::SqCursor sq{.depth = kDepth};
@@ -109,6 +110,7 @@ struct OrderedDeviceTest : ::testing::Test {
     delivery->bind(&eq);
     dev = std::make_unique<Device>(eq, p, 0, 1, MsixSink{this, &OrderedDeviceTest::on_message}, requests);
     dev->add_queue(&mem, kDepth, 0, true);
+    dev->record_command_times(times.data());
     if (ordered) dev->order_posted_writes(delivery.get());
   }
   void submit(uint32_t n) {
@@ -136,13 +138,13 @@ TEST_F(OrderedDeviceTest, CqesWaitBehindTheMessagesAheadOfThemInThePort) {
   // behind that message (it lands at 11 us), the third behind the second's message, which
   // reaches the root complex only when the first has left.
   EXPECT_EQ(dev->cq_pending(0, 0), 1u);
-  EXPECT_EQ(requests[1].posted, at_ns(11000));
+  EXPECT_EQ(times[1].posted, at_ns(11000));
   EXPECT_EQ(message_ns, (std::vector<int64_t>{11500}));  // sent at 11 us, at the APIC 0.5 us later
   EXPECT_FALSE(dev->post_due(0, at_ns(10999)));  // a reaper cannot see the second earlier
   run_until_ns(11000);
   EXPECT_EQ(dev->cq_pending(0, 0), 2u);
   EXPECT_TRUE(dev->cqe_landed(0));  // landed, though no event wrote it
-  EXPECT_EQ(requests[2].posted, at_ns(12000));
+  EXPECT_EQ(times[2].posted, at_ns(12000));
   run_until_ns(12000);
   EXPECT_EQ(dev->cq_pending(0, 0), 3u);
   EXPECT_EQ(message_ns, (std::vector<int64_t>{11500, 12500, 13500}));
