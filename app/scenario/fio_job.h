@@ -2,6 +2,11 @@
 // ("jobs", and "duration_us"/"warmup_us" from runtime/ramp_time). Anything else is an
 // error naming the file, line and option: a silently ignored option would change what
 // the user thinks was simulated.
+//
+// Options apply as fio applies them: in file order, so of two lines that set the same
+// thing (an option given twice, aliases such as bs and blocksize, rwmixread and
+// rwmixwrite) the later line wins; a job section starts from the [global] sections above
+// it (a [global] below a job does not reach it) and its own lines come after those.
 #pragma once
 
 #include <cstdint>
