@@ -1,6 +1,5 @@
 #include "app/scenario/fio_job.h"
 
-#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -75,10 +74,12 @@ std::variant<std::vector<FioSection>, InputError> parse_fio_sections(const std::
 }
 
 // What the options read so far set: a job's JSON (runtime and ramp_time are the
-// scenario's, not the job's).
+// scenario's, not the job's), and the line each field came from.
 struct JobState {
   json j = json::object();
+  std::map<std::string, FioSource> sources;  // by field of j: "iodepth"
   std::optional<int64_t> runtime, ramp;
+  FioSource runtime_from, ramp_from;
 };
 
 // One option into the state, in file order (a later option setting the same field
@@ -87,7 +88,10 @@ std::optional<InputError> apply_fio_option(const Option& opt, const std::string&
   const std::string& key = opt.key;
   std::string where = file + ":" + std::to_string(opt.line);
   auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
-  auto set = [&](const std::string& field, json value) { s.j[field] = std::move(value); };
+  auto set = [&](const std::string& field, json value) {
+    s.j[field] = std::move(value);
+    s.sources[field] = FioSource{file, opt.line, key};
+  };
   // The same checked conversion as the JSON reader: no wrap at any magnitude.
   auto number = [&](int64_t& v) -> bool {
     auto x = in_range(parse_integral(opt.value), INT64_MIN, INT64_MAX);
@@ -134,6 +138,7 @@ std::optional<InputError> apply_fio_option(const Option& opt, const std::string&
       return bad("must be between " + std::string(key == "runtime" ? "1us" : "0") + " and " +
                  std::to_string(limits::kMaxRunDuration.count_ns() / 1000000000) + "s, got '" + opt.value + "'");
     (key == "runtime" ? s.runtime : s.ramp) = *ns;
+    (key == "runtime" ? s.runtime_from : s.ramp_from) = FioSource{file, opt.line, key};
   } else if (key == "filename") {
     // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
     json drives = json::array();
@@ -154,10 +159,10 @@ std::optional<InputError> apply_fio_option(const Option& opt, const std::string&
 
 }  // namespace
 
-std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+std::variant<FioConversion, InputError> fio_text_to_scenario(const std::string& text, const std::string& file) {
   auto parsed = parse_fio_sections(text, file);
   if (auto* e = std::get_if<InputError>(&parsed)) return *e;
-  json patch;
+  FioConversion out;
   json jobs = json::array();
   JobState run;  // the scenario's runtime and ramp_time
   // As fio: [global] lines set the defaults of the jobs below them; a job starts from
@@ -173,15 +178,50 @@ std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& tex
     for (const Option& opt : section.options)
       if (auto e = apply_fio_option(opt, file, s)) return *e;
     s.j["name"] = section.name;
+    const std::string at = "/jobs/" + std::to_string(jobs.size()) + "/";
+    for (const auto& [field, from] : s.sources) out.sources[at + field] = from;
     // The scenario's run and warm-up: those of the last job that has them.
-    if (s.runtime) run.runtime = s.runtime;
-    if (s.ramp) run.ramp = s.ramp;
+    if (s.runtime) {
+      run.runtime = s.runtime;
+      run.runtime_from = s.runtime_from;
+    }
+    if (s.ramp) {
+      run.ramp = s.ramp;
+      run.ramp_from = s.ramp_from;
+    }
     jobs.push_back(std::move(s.j));
   }
-  patch["jobs"] = std::move(jobs);
-  if (run.runtime) patch["duration_us"] = *run.runtime / 1000;
-  if (run.ramp) patch["warmup_us"] = *run.ramp / 1000;
-  return patch;
+  out.patch["jobs"] = std::move(jobs);
+  if (run.runtime) {
+    out.patch["duration_us"] = *run.runtime / 1000;
+    out.sources["/duration_us"] = run.runtime_from;
+  }
+  if (run.ramp) {
+    out.patch["warmup_us"] = *run.ramp / 1000;
+    out.sources["/warmup_us"] = run.ramp_from;
+  }
+  return out;
+}
+
+std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+  auto r = fio_text_to_scenario(text, file);
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return std::move(std::get<FioConversion>(r).patch);
+}
+
+std::optional<InputError> fio_line_error(const InputError& e, const std::map<std::string, FioSource>& sources) {
+  // The field itself, or the field an element of it belongs to (/jobs/0/drives/1).
+  std::string path = e.path;
+  while (!path.empty()) {
+    if (auto it = sources.find(path); it != sources.end()) {
+      const FioSource& from = it->second;
+      return InputError{from.file + ":" + std::to_string(from.line), "option '" + from.option + "': " + e.message};
+    }
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) break;
+    path.resize(slash);
+  }
+  return std::nullopt;
 }
 
 std::optional<uint32_t> nvme_namespace_drive(const std::string& name) {
@@ -197,10 +237,16 @@ std::optional<uint32_t> nvme_namespace_drive(const std::string& name) {
   return static_cast<uint32_t>(*drive);
 }
 
-std::variant<json, InputError> fio_file_to_scenario_patch(const std::string& path) {
+std::variant<FioConversion, InputError> fio_file_to_scenario(const std::string& path) {
   auto text = read_input_file(path, limits::kMaxInputFileBytes);
   if (auto* why = std::get_if<FileError>(&text)) return InputError{path, why->message};
-  return fio_text_to_scenario_patch(std::get<0>(text), path);
+  return fio_text_to_scenario(std::get<0>(text), path);
+}
+
+std::variant<json, InputError> fio_file_to_scenario_patch(const std::string& path) {
+  auto r = fio_file_to_scenario(path);
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return std::move(std::get<FioConversion>(r).patch);
 }
 
 }  // namespace nvmesim

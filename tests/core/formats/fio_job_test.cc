@@ -123,6 +123,31 @@ TEST(FioJob, AGlobalSectionReachesOnlyTheJobsBelowIt) {
   EXPECT_EQ(std::get<InputError>(r).path, "a.fio:3");
 }
 
+// Each generated field with the line that gave it (the later of two), as the file spells
+// the option there; fields no line gave (a job's name) have none.
+TEST(FioJob, EachFieldRecordsTheLineItCameFrom) {
+  auto r = fio_text_to_scenario("[global]\nbs=8k\nruntime=2s\n[j]\nblocksize=16k\nrwmixread=30\nrwmixwrite=40\n"
+                                "filename=/dev/nvme0n1\n",
+                                "a.fio");
+  ASSERT_TRUE(std::holds_alternative<FioConversion>(r)) << std::get<InputError>(r).str();
+  const auto& s = std::get<FioConversion>(r).sources;
+  auto line = [&](const std::string& at) {
+    auto it = s.find(at);
+    return it == s.end() ? std::string("none") : it->second.file + ":" + std::to_string(it->second.line) + " " + it->second.option;
+  };
+  EXPECT_EQ(line("/jobs/0/bs"), "a.fio:5 blocksize");
+  EXPECT_EQ(line("/jobs/0/rwmixread"), "a.fio:7 rwmixwrite");
+  EXPECT_EQ(line("/jobs/0/drives"), "a.fio:8 filename");
+  EXPECT_EQ(line("/duration_us"), "a.fio:3 runtime");
+  EXPECT_EQ(line("/jobs/0/name"), "none");
+  auto e = fio_line_error(InputError{"/jobs/0/drives/1", "no such drive: 9"}, s);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->str(), "a.fio:8: option 'filename': no such drive: 9");
+  EXPECT_FALSE(fio_line_error(InputError{"/jobs/0/iodepth", "must be >= 1, got 0"}, s).has_value());
+  EXPECT_FALSE(fio_line_error(InputError{"/jobs/0", "x"}, s).has_value());
+  EXPECT_FALSE(fio_line_error(InputError{"a.fio:3", "x"}, s).has_value());
+}
+
 TEST(FioJob, AJobFileRunsOnTheDefaultTestbed) {
   auto dir = std::filesystem::temp_directory_path();
   auto f = dir / "nvmesim_fio_test.fio";
