@@ -1,6 +1,5 @@
 #include "app/scenario/fio_job.h"
 
-#include <map>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -24,13 +23,17 @@ std::string trim(const std::string& s) {
 }
 
 struct Option {
-  std::string value;
+  std::string key, value;
   int line = 0;
-  // Values this one replaced (the same option earlier in its section, or in [global]):
-  // fio's last one wins, but every one must be valid, as fio checks each as it reads it.
-  std::vector<Option> replaced;
 };
-using Section = std::map<std::string, Option>;
+// One section, its options in file order: fio reads them in order, so the later of two
+// lines that set the same field wins (an option given twice, bs and blocksize,
+// rwmixread and rwmixwrite), and every line's value is checked, as fio checks each.
+struct FioSection {
+  std::string name;
+  bool global = false;
+  std::vector<Option> options;
+};
 
 // Options that do not change what the model simulates (it always does direct,
 // time-based I/O on the whole device, one report per job).
@@ -39,18 +42,13 @@ const std::set<std::string> kIgnored = {"direct", "time_based", "group_reporting
                                         "fixedbufs", "registerfiles", "sqthread_poll", "gtod_reduce",
                                         "clocksource", "invalidate", "refill_buffers", "description"};
 
-// The file's [global] section and its job sections, in order, each option with its line.
-struct FioSections {
-  Section global;
-  std::vector<std::pair<std::string, Section>> jobs;
-};
-std::variant<FioSections, InputError> parse_fio_sections(const std::string& text, const std::string& file) {
+// The file's sections in order ([global] ones included), each option with its line.
+std::variant<std::vector<FioSection>, InputError> parse_fio_sections(const std::string& text, const std::string& file) {
   std::istringstream in(text);
   std::string line;
   int lineno = 0;
-  Section global;
-  std::vector<std::pair<std::string, Section>> jobs;
-  Section* cur = nullptr;
+  std::vector<FioSection> sections;
+  std::size_t jobs = 0;
   while (std::getline(in, line)) {
     ++lineno;
     if (!valid_utf8(line)) return InputError{file + ":" + std::to_string(lineno), "is not valid UTF-8 text"};
@@ -60,36 +58,40 @@ std::variant<FioSections, InputError> parse_fio_sections(const std::string& text
     if (t.front() == '[') {
       if (t.back() != ']') return InputError{file + ":" + std::to_string(lineno), "unterminated section header"};
       std::string name = trim(t.substr(1, t.size() - 2));
-      if (name == "global") cur = &global;
-      else if (jobs.size() >= limits::kMaxJobs) {
+      const bool global = name == "global";
+      if (!global && jobs++ >= limits::kMaxJobs)
         return InputError{file + ":" + std::to_string(lineno), "more than " + std::to_string(limits::kMaxJobs) + " job sections"};
-      } else {
-        jobs.emplace_back(name, Section{});
-        cur = &jobs.back().second;
-      }
+      sections.push_back(FioSection{name, global, {}});
       continue;
     }
-    if (!cur) return InputError{file + ":" + std::to_string(lineno), "option outside a section"};
+    if (sections.empty()) return InputError{file + ":" + std::to_string(lineno), "option outside a section"};
     auto eq = t.find('=');
     std::string key = trim(t.substr(0, eq)), val = eq == std::string::npos ? "" : trim(t.substr(eq + 1));
-    Option next{val, lineno, {}};
-    if (auto it = cur->find(key); it != cur->end()) {
-      next.replaced = std::move(it->second.replaced);
-      it->second.replaced.clear();
-      next.replaced.push_back(std::move(it->second));
-    }
-    (*cur)[key] = std::move(next);
+    sections.back().options.push_back(Option{key, val, lineno});
   }
-  if (jobs.empty()) return InputError{file, "no job section"};
-  return FioSections{std::move(global), std::move(jobs)};
+  if (jobs == 0) return InputError{file, "no job section"};
+  return sections;
 }
 
-// One option of a job's merged section into the job's JSON (runtime and ramp_time are
-// the scenario's, not the job's); the error names file:line and the option.
-std::optional<InputError> apply_fio_option(const std::string& key, const Option& opt, const std::string& file, json& j,
-                                           std::optional<int64_t>& runtime, std::optional<int64_t>& ramp) {
+// What the options read so far set: a job's JSON (runtime and ramp_time are the
+// scenario's, not the job's), and the line each field came from.
+struct JobState {
+  json j = json::object();
+  std::map<std::string, FioSource> sources;  // by field of j: "iodepth"
+  std::optional<int64_t> runtime, ramp;
+  FioSource runtime_from, ramp_from;
+};
+
+// One option into the state, in file order (a later option setting the same field
+// replaces it); the error names file:line and the option.
+std::optional<InputError> apply_fio_option(const Option& opt, const std::string& file, JobState& s) {
+  const std::string& key = opt.key;
   std::string where = file + ":" + std::to_string(opt.line);
   auto bad = [&](const std::string& why) { return InputError{where, "option '" + key + "': " + why}; };
+  auto set = [&](const std::string& field, json value) {
+    s.j[field] = std::move(value);
+    s.sources[field] = FioSource{file, opt.line, key};
+  };
   // The same checked conversion as the JSON reader: no wrap at any magnitude.
   auto number = [&](int64_t& v) -> bool {
     auto x = in_range(parse_integral(opt.value), INT64_MIN, INT64_MAX);
@@ -101,41 +103,42 @@ std::optional<InputError> apply_fio_option(const std::string& key, const Option&
   if (key == "ioengine") {
     if (opt.value != "libaio" && opt.value != "io_uring")
       return bad("ioengine '" + opt.value + "' is not supported (libaio, io_uring)");
-    j["ioengine"] = opt.value;
+    set("ioengine", opt.value);
   } else if (key == "rw" || key == "readwrite") {
-    j["rw"] = opt.value;  // validated with the scenario
+    set("rw", opt.value);  // validated with the scenario
   } else if (key == "rwmixread" || key == "rwmixwrite") {
     if (!number(v) || v < 0 || v > 100) return bad("must be a percentage, got '" + opt.value + "'");
-    j["rwmixread"] = key == "rwmixread" ? v : 100 - v;
+    set("rwmixread", key == "rwmixread" ? v : 100 - v);
   } else if (key == "bs" || key == "blocksize") {
     auto b = parse_size(opt.value);
     if (!b) return bad("must be a size like 4k, got '" + opt.value + "'");
-    j["bs"] = *b;
+    set("bs", *b);
   } else if (key == "iodepth" || key == "numjobs" || key == "iodepth_batch" || key == "iodepth_batch_submit" ||
              key == "iodepth_batch_complete" || key == "iodepth_batch_complete_min" ||
              key == "iodepth_batch_complete_max" || key == "rate_iops") {
     if (!number(v) || v < 0) return bad("must be a non-negative integer, got '" + opt.value + "'");
     std::string k = key == "iodepth_batch" ? "iodepth_batch_submit"
                   : key == "iodepth_batch_complete" ? "iodepth_batch_complete_min" : key;
-    j[k] = v;
+    set(k, v);
   } else if (key == "hipri") {
     // Anything else ("true", "2", "yes") was read as off without a word.
     if (!opt.value.empty() && opt.value != "0" && opt.value != "1")
       return bad("must be given alone, 1 (on) or 0 (off), got '" + opt.value + "'");
-    j["hipri"] = opt.value != "0";
+    set("hipri", opt.value != "0");
   } else if (key == "cpus_allowed") {
-    j["cpus_allowed"] = opt.value;
+    set("cpus_allowed", opt.value);
   } else if (key == "cpus_allowed_policy") {
     if (opt.value != "split") return bad("only 'split' is modelled (each clone on its own CPU)");
   } else if (key == "rate_process") {
-    j["rate_process"] = opt.value;
+    set("rate_process", opt.value);
   } else if (key == "runtime" || key == "ramp_time") {
     auto ns = parse_duration_ns(opt.value, 1000000000);  // fio: seconds by default
     if (!ns) return bad("must be a time like 10s or 500ms (at most 3600s), got '" + opt.value + "'");
     if (*ns > limits::kMaxRunDuration.count_ns() || (key == "runtime" && *ns < 1000))
       return bad("must be between " + std::string(key == "runtime" ? "1us" : "0") + " and " +
                  std::to_string(limits::kMaxRunDuration.count_ns() / 1000000000) + "s, got '" + opt.value + "'");
-    (key == "runtime" ? runtime : ramp) = *ns;
+    (key == "runtime" ? s.runtime : s.ramp) = *ns;
+    (key == "runtime" ? s.runtime_from : s.ramp_from) = FioSource{file, opt.line, key};
   } else if (key == "filename") {
     // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
     json drives = json::array();
@@ -147,7 +150,7 @@ std::optional<InputError> apply_fio_option(const std::string& key, const Option&
       drives.push_back(*idx);
     }
     if (drives.empty()) return bad("must name at least one /dev/nvmeXnY device");
-    j["drives"] = drives;
+    set("drives", drives);
   } else {
     return InputError{where, "option '" + key + "' is not supported by nvmesim's fio reader"};
   }
@@ -156,41 +159,69 @@ std::optional<InputError> apply_fio_option(const std::string& key, const Option&
 
 }  // namespace
 
-std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+std::variant<FioConversion, InputError> fio_text_to_scenario(const std::string& text, const std::string& file) {
   auto parsed = parse_fio_sections(text, file);
   if (auto* e = std::get_if<InputError>(&parsed)) return *e;
-  const FioSections& sections = std::get<FioSections>(parsed);
-  json patch;
-  json out_jobs = json::array();
-  std::optional<int64_t> runtime, ramp;
-  for (const auto& [name, own] : sections.jobs) {
-    Section s = sections.global;
-    for (const auto& [k, v] : own) {
-      Option o = v;
-      if (auto g = sections.global.find(k); g != sections.global.end()) {  // [global]'s values came first
-        std::vector<Option> before = g->second.replaced;
-        before.push_back(Option{g->second.value, g->second.line, {}});
-        before.insert(before.end(), o.replaced.begin(), o.replaced.end());
-        o.replaced = std::move(before);
-      }
-      s[k] = std::move(o);
+  FioConversion out;
+  json jobs = json::array();
+  JobState run;  // the scenario's runtime and ramp_time
+  // As fio: [global] lines set the defaults of the jobs below them; a job starts from
+  // those and applies its own lines after them.
+  JobState global;
+  for (const FioSection& section : std::get<std::vector<FioSection>>(parsed)) {
+    if (section.global) {
+      for (const Option& opt : section.options)
+        if (auto e = apply_fio_option(opt, file, global)) return *e;
+      continue;
     }
-    json j;
-    j["name"] = name;
-    for (const auto& [key, opt] : s) {
-      for (const Option& earlier : opt.replaced) {  // checked, then replaced
-        json scratch;
-        std::optional<int64_t> r0, r1;
-        if (auto e = apply_fio_option(key, earlier, file, scratch, r0, r1)) return *e;
-      }
-      if (auto e = apply_fio_option(key, opt, file, j, runtime, ramp)) return *e;
+    JobState s = global;
+    for (const Option& opt : section.options)
+      if (auto e = apply_fio_option(opt, file, s)) return *e;
+    s.j["name"] = section.name;
+    const std::string at = "/jobs/" + std::to_string(jobs.size()) + "/";
+    for (const auto& [field, from] : s.sources) out.sources[at + field] = from;
+    // The scenario's run and warm-up: those of the last job that has them.
+    if (s.runtime) {
+      run.runtime = s.runtime;
+      run.runtime_from = s.runtime_from;
     }
-    out_jobs.push_back(j);
+    if (s.ramp) {
+      run.ramp = s.ramp;
+      run.ramp_from = s.ramp_from;
+    }
+    jobs.push_back(std::move(s.j));
   }
-  patch["jobs"] = out_jobs;
-  if (runtime) patch["duration_us"] = *runtime / 1000;
-  if (ramp) patch["warmup_us"] = *ramp / 1000;
-  return patch;
+  out.patch["jobs"] = std::move(jobs);
+  if (run.runtime) {
+    out.patch["duration_us"] = *run.runtime / 1000;
+    out.sources["/duration_us"] = run.runtime_from;
+  }
+  if (run.ramp) {
+    out.patch["warmup_us"] = *run.ramp / 1000;
+    out.sources["/warmup_us"] = run.ramp_from;
+  }
+  return out;
+}
+
+std::variant<json, InputError> fio_text_to_scenario_patch(const std::string& text, const std::string& file) {
+  auto r = fio_text_to_scenario(text, file);
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return std::move(std::get<FioConversion>(r).patch);
+}
+
+std::optional<InputError> fio_line_error(const InputError& e, const std::map<std::string, FioSource>& sources) {
+  // The field itself, or the field an element of it belongs to (/jobs/0/drives/1).
+  std::string path = e.path;
+  while (!path.empty()) {
+    if (auto it = sources.find(path); it != sources.end()) {
+      const FioSource& from = it->second;
+      return InputError{from.file + ":" + std::to_string(from.line), "option '" + from.option + "': " + e.message};
+    }
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) break;
+    path.resize(slash);
+  }
+  return std::nullopt;
 }
 
 std::optional<uint32_t> nvme_namespace_drive(const std::string& name) {
@@ -206,10 +237,16 @@ std::optional<uint32_t> nvme_namespace_drive(const std::string& name) {
   return static_cast<uint32_t>(*drive);
 }
 
-std::variant<json, InputError> fio_file_to_scenario_patch(const std::string& path) {
+std::variant<FioConversion, InputError> fio_file_to_scenario(const std::string& path) {
   auto text = read_input_file(path, limits::kMaxInputFileBytes);
   if (auto* why = std::get_if<FileError>(&text)) return InputError{path, why->message};
-  return fio_text_to_scenario_patch(std::get<0>(text), path);
+  return fio_text_to_scenario(std::get<0>(text), path);
+}
+
+std::variant<json, InputError> fio_file_to_scenario_patch(const std::string& path) {
+  auto r = fio_file_to_scenario(path);
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return std::move(std::get<FioConversion>(r).patch);
 }
 
 }  // namespace nvmesim

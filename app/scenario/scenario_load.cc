@@ -238,19 +238,71 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   return check_jobs_fit_policy(sc);
 }
 
+// The fields of the document a fio job file gave, by JSON pointer, with the line each
+// came from, for as long as they hold the file's value: an error the loader finds at one
+// is named at its line (job.fio:4: option 'iodepth': ...), not at a JSON path the user
+// never wrote. An override that sets the field, or anything around or inside it, makes
+// the JSON path the right name again.
+class FioOrigins {
+ public:
+  // A bare job file: its errors are named file:line.
+  void from_file(const std::map<std::string, FioSource>& sources, const json& patch) { take(sources, patch, false); }
+  // A job file a scenario names ("fio"): named under /fio, as its conversion errors are.
+  void from_reference(const std::map<std::string, FioSource>& sources, const json& patch) { take(sources, patch, true); }
+  // An override set the value at JSON pointer `at`.
+  void overridden(const std::string& at) {
+    std::erase_if(fields_, [&](const auto& f) { return overlaps(f.first, at); });
+  }
+  // `e`, named at the fio line of the field it is about, if a fio line gave that field.
+  InputError name(const InputError& e) const {
+    for (bool referenced : {false, true}) {
+      std::map<std::string, FioSource> sources;
+      for (const auto& [at, f] : fields_)
+        if (f.referenced == referenced) sources.emplace(at, f.source);
+      if (auto line = fio_line_error(e, sources)) return referenced ? InputError{"/fio", line->str()} : *line;
+    }
+    return e;
+  }
+
+ private:
+  struct Field {
+    FioSource source;
+    bool referenced = false;
+  };
+  // A patch replaces the top-level values it sets ("jobs", "duration_us"), and with them
+  // what an earlier file said about them.
+  void take(const std::map<std::string, FioSource>& sources, const json& patch, bool referenced) {
+    for (const auto& item : patch.items()) overridden("/" + item.key());
+    for (const auto& [at, source] : sources) fields_[at] = Field{source, referenced};
+  }
+  // One pointer is the other, or inside it.
+  static bool overlaps(const std::string& a, const std::string& b) {
+    auto inside = [](const std::string& x, const std::string& p) {
+      return x.size() > p.size() && x.compare(0, p.size(), p) == 0 && x[p.size()] == '/';
+    };
+    return a == b || inside(a, b) || inside(b, a);
+  }
+  std::map<std::string, Field> fields_;
+};
+
 // Applies the fio job file that doc["fio"] names, unless it is the one in `applied`.
-std::optional<InputError> apply_fio_reference(json& doc, const std::string& base_dir, json& applied) {
+std::optional<InputError> apply_fio_reference(json& doc, const std::string& base_dir, json& applied,
+                                              FioOrigins& origins) {
   if (!doc.contains("fio") || doc["fio"] == applied) return std::nullopt;
   if (!doc["fio"].is_string()) return InputError{"/fio", "must be the file name of a fio job file"};
-  auto jobs = fio_file_to_scenario_patch(resolve(base_dir, doc["fio"].get<std::string>()).string());
+  auto jobs = fio_file_to_scenario(resolve(base_dir, doc["fio"].get<std::string>()).string());
   if (auto* e = std::get_if<InputError>(&jobs)) return InputError{"/fio", e->str()};
-  for (auto& [k, v] : std::get<json>(jobs).items()) doc[k] = v;
+  const FioConversion& c = std::get<FioConversion>(jobs);
+  for (auto& [k, v] : c.patch.items()) doc[k] = v;
+  origins.from_reference(c.sources, c.patch);
   applied = doc["fio"];
   return std::nullopt;
 }
 
 
-LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir) {
+std::optional<InputError> apply_override_at(json& doc, const std::string& assignment, std::string& at);
+
+LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& base_dir, FioOrigins origins = {}) {
   std::optional<InputError> err;
   if (!doc.is_object()) return InputError{"/", "a scenario must be a JSON object"};
   // Documents from files are limited while parsing; this covers those built elsewhere.
@@ -261,22 +313,26 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
     return InputError{"/drives", "at most " + std::to_string(limits::kMaxDrives) + " drives, got " + std::to_string(doc["drives"].size())};
   // fio job file referenced from a scenario: its jobs replace "jobs".
   json fio_applied;
-  if (auto e = apply_fio_reference(doc, base_dir, fio_applied)) return *e;
+  if (auto e = apply_fio_reference(doc, base_dir, fio_applied, origins)) return *e;
   // Profiles are inlined before the overrides (so host.cores=8 reaches into a profile
   // file) and again after them (so host=profiles/x.json names a file).
   inline_profiles(doc, base_dir, err);
   if (err) return *err;
-  for (const auto& o : opts.overrides)
-    if (auto e = apply_override(doc, o)) return *e;
+  for (const auto& o : opts.overrides) {
+    std::string at;
+    if (auto e = apply_override_at(doc, o, at)) return *e;
+    origins.overridden(at);
+  }
   // --set fio=FILE names a job file too (its jobs replace those of the scenario).
-  if (auto e = apply_fio_reference(doc, base_dir, fio_applied)) return *e;
+  if (auto e = apply_fio_reference(doc, base_dir, fio_applied, origins)) return *e;
   inline_profiles(doc, base_dir, err);
   if (err) return *err;
   if (opts.seed) doc["seed"] = *opts.seed;
   // JSON text is UTF-8; other bytes would fail only when the results are written.
-  if (auto path = invalid_utf8_path(doc)) return InputError{*path, "is not valid UTF-8 text"};
+  // From here on an error about a value a fio line gave is named at that line.
+  if (auto path = invalid_utf8_path(doc)) return origins.name(InputError{*path, "is not valid UTF-8 text"});
   LoadedScenario out;
-  if (auto e = read_scenario(doc, base_dir, out.scenario)) return *e;
+  if (auto e = read_scenario(doc, base_dir, out.scenario)) return origins.name(*e);
   // The profiles are objects now (read_scenario read them).
   if (auto e = check_profile_ranges(doc["host"], "/host", out.warnings)) return *e;
   for (std::size_t i = 0; i < doc["drives"].size(); ++i) {
@@ -284,7 +340,7 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
     if (auto e = check_profile_ranges(doc["drives"][i]["profile"], dp, out.warnings)) return *e;
   }
   warn_jobs_deeper_than_queues(out.scenario, out.warnings);
-  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return *e;
+  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return origins.name(*e);
   out.resolved = scenario_to_json(out.scenario);
   return out;
 }
@@ -297,7 +353,10 @@ std::optional<InputError> inline_profile_files(json& doc, const std::string& bas
   return err;
 }
 
-std::optional<InputError> apply_override(json& doc, const std::string& assignment) {
+namespace {
+
+// apply_override; `at` is the JSON pointer it set (array indexes as numbers: jobs.00 is /jobs/0).
+std::optional<InputError> apply_override_at(json& doc, const std::string& assignment, std::string& at) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     return InputError{"", "override must be path=value, got \"" + assignment + "\""};
@@ -329,15 +388,24 @@ std::optional<InputError> apply_override(json& doc, const std::string& assignmen
       }
       if (idx >= cur->size()) return InputError{where, "index out of range (size " + std::to_string(cur->size()) + ")"};
       cur = &(*cur)[idx];
+      at += "/" + std::to_string(idx);
     } else if (cur->is_object() || cur->is_null()) {
       if (!last && (!cur->contains(p) || (*cur)[p].is_null())) (*cur)[p] = json::object();
       cur = &(*cur)[p];
+      at += "/" + json_pointer_token(p);
     } else {
       return InputError{where, "cannot descend into a " + std::string(cur->type_name())};
     }
   }
   *cur = std::move(value);
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<InputError> apply_override(json& doc, const std::string& assignment) {
+  std::string at;
+  return apply_override_at(doc, assignment, at);
 }
 
 LoadResult load_scenario_json(json doc, const LoadOptions& opts) {
@@ -354,14 +422,17 @@ LoadResult load_scenario_file(const std::string& path, const LoadOptions& opts) 
     std::optional<InputError> err;
     auto doc = read_json_file(fs::path(default_scenarios_dir()) / "default.json", path, err);
     if (!doc) return *err;
-    auto patch = fio_file_to_scenario_patch(path);
-    if (auto* e = std::get_if<InputError>(&patch)) return *e;
+    auto fio = fio_file_to_scenario(path);
+    if (auto* e = std::get_if<InputError>(&fio)) return *e;
+    const FioConversion& c = std::get<FioConversion>(fio);
     // Named for the job file, not the testbed it runs on (the summary's title and the
     // results' scenario.name said "default: policy A testbed ...").
     (*doc)["name"] = "fio job file " + p.filename().string() + " on the default testbed";
     (*doc)["comment"] = "nvmesim run " + path + ": the job file's jobs on scenarios/default.json's host and drives";
-    for (auto& [k, v] : std::get<json>(patch).items()) (*doc)[k] = v;
-    return finish_load(std::move(*doc), opts, default_scenarios_dir());
+    for (auto& [k, v] : c.patch.items()) (*doc)[k] = v;
+    FioOrigins origins;
+    origins.from_file(c.sources, c.patch);
+    return finish_load(std::move(*doc), opts, default_scenarios_dir(), std::move(origins));
   }
   std::optional<InputError> err;
   auto doc = read_json_file(p, "", err);

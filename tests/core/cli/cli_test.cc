@@ -905,6 +905,66 @@ TEST(Cli, AFioHipriThatIsNeitherOnNorOffIsRefusedAtItsLine) {
   EXPECT_EQ(o.code, 0) << o.out;
 }
 
+// A value a fio line gave that the loader refuses is named at that line, in the loader's
+// words (was the generated JSON path: "/jobs/0/iodepth: must be >= 1, got 0").
+TEST(Cli, FioValuesTheLoaderRefusesAreNamedAtTheirLine) {
+  struct Case {
+    std::string body, expect;  // the job section's lines after filename=; the message after "FILE:"
+  };
+  for (const Case& c : {
+           Case{"iodepth=0", "3: option 'iodepth': must be >= 1, got 0"},
+           Case{"numjobs=0", "3: option 'numjobs': must be >= 1, got 0"},
+           Case{"numjobs=5000", "3: option 'numjobs': must be <= 4096, got 5000"},
+           Case{"bs=100", "3: option 'bs': must be >= 512 bytes, got 100"},
+           Case{"blocksize=1000", "3: option 'blocksize': must be a multiple of 512, got 1000"},
+           Case{"rwmixread=101", "3: option 'rwmixread': must be a percentage, got '101'"},  // the reader's own
+           Case{"rw=sideways", "3: option 'rw': must be one of randread,"},
+           Case{"readwrite=sideways", "3: option 'readwrite': must be one of randread,"},
+           Case{"iodepth=4\niodepth_batch=8", "4: option 'iodepth_batch': must be <= iodepth (4), got 8"},
+           Case{"rate_iops=2000000000", "3: option 'rate_iops': must be <= "},
+           Case{"cpus_allowed=999", "3: option 'cpus_allowed': CPU 999 does not exist"},
+           Case{"hipri", "3: option 'hipri': hipri needs polled queues"},
+           // The later of two lines is the value loaded, and the line named.
+           Case{"iodepth=0\niodepth=4\nbs=4k\nblocksize=100", "6: option 'blocksize': must be >= 512 bytes, got 100"},
+       }) {
+    std::string f = temp("nvmesim_cli_fio_line.fio", "[j]\nfilename=/dev/nvme0n1\n" + c.body + "\n");
+    Outcome o = cli("validate " + f);
+    EXPECT_EQ(o.code, 2) << c.body << "\n" << o.out;
+    EXPECT_NE(o.out.find("nvmesim: " + f + ":" + c.expect), std::string::npos) << c.body << "\n" << o.out;
+  }
+  // A drive the testbed lacks, at the filename line; a [global] line, at its line.
+  std::string f = temp("nvmesim_cli_fio_line.fio", "[global]\nnumjobs=0\n[j]\nfilename=/dev/nvme0n1:/dev/nvme9n1\n");
+  Outcome o = cli("validate " + f);
+  EXPECT_NE(o.out.find("nvmesim: " + f + ":2: option 'numjobs': must be >= 1, got 0"), std::string::npos) << o.out;
+  o = cli("validate " + temp("nvmesim_cli_fio_line.fio", "[j]\nrw=randread\nfilename=/dev/nvme0n1:/dev/nvme9n1\n"));
+  EXPECT_NE(o.out.find("nvmesim_cli_fio_line.fio:3: option 'filename': no such drive: 9"), std::string::npos) << o.out;
+  // A job file a scenario names: under /fio, as its conversion errors are.
+  f = temp("nvmesim_cli_fio_line.fio", "[j]\nfilename=/dev/nvme0n1\niodepth=0\n");
+  o = cli("validate " + scenario() + " --set fio=" + f);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: /fio: " + f + ":3: option 'iodepth': must be >= 1, got 0"), std::string::npos) << o.out;
+}
+
+// An override replaces the file's value: then the JSON path it set is the place to name.
+TEST(Cli, AFioValueAnOverrideReplacedIsNamedAtItsJsonPath) {
+  std::string f = temp("nvmesim_cli_fio_set.fio", "[j]\nfilename=/dev/nvme0n1\niodepth=4\nnumjobs=0\n");
+  for (const char* set : {"jobs.0.iodepth=0", "/jobs/0/iodepth=0", "jobs.00.iodepth=0", "'jobs.0={\"iodepth\":0}'"}) {
+    Outcome o = cli("validate " + f + " --set jobs.0.numjobs=1 --set " + set);
+    EXPECT_EQ(o.code, 2) << set << "\n" << o.out;
+    EXPECT_NE(o.out.find("nvmesim: /jobs/0/iodepth: must be >= 1, got 0"), std::string::npos) << set << "\n" << o.out;
+  }
+  // The same value set again is still the override's.
+  f = temp("nvmesim_cli_fio_set.fio", "[j]\nfilename=/dev/nvme0n1\niodepth=0\n");
+  Outcome o = cli("validate " + f + " --set jobs.0.iodepth=0");
+  EXPECT_NE(o.out.find("nvmesim: /jobs/0/iodepth: must be >= 1, got 0"), std::string::npos) << o.out;
+  // An override of another field leaves the file's line the place to name.
+  o = cli("validate " + f + " --set jobs.0.numjobs=2");
+  EXPECT_NE(o.out.find("nvmesim: " + f + ":3: option 'iodepth': must be >= 1, got 0"), std::string::npos) << o.out;
+  // A scenario's own jobs replaced by --set fio=: the file's lines are named.
+  o = cli("validate " + scenario() + " --set jobs.0.iodepth=4 --set fio=" + f);
+  EXPECT_NE(o.out.find("nvmesim: /fio: " + f + ":3: option 'iodepth': must be >= 1, got 0"), std::string::npos) << o.out;
+}
+
 TEST(Cli, AReportOverADirectoryWithoutPublishedScenariosSaysSo) {
   // Was an empty table and exit 0.
   auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_report_empty";

@@ -68,6 +68,86 @@ TEST(FioJob, RepeatedOptionsAreEachCheckedAndTheLastWins) {
   EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["iodepth"], 2);
 }
 
+// Two lines that set the same field: the later line wins, whichever option each is (fio
+// reads a section's lines in order; options went through a map, so the alphabetically
+// later option won: rwmixwrite over rwmixread, bs over blocksize, whatever the order).
+TEST(FioJob, OfTwoOptionsSettingOneFieldTheLaterLineWins) {
+  struct Case {
+    std::string first, second, field;
+    nlohmann::json first_wins_value, second_wins_value;  // the field when that line is the later one
+  };
+  const Case cases[] = {
+      {"rwmixread=30", "rwmixwrite=40", "rwmixread", 30, 60},
+      {"bs=8k", "blocksize=16k", "bs", 8192, 16384},
+      {"rw=randwrite", "readwrite=randrw", "rw", "randwrite", "randrw"},
+      {"iodepth_batch=4", "iodepth_batch_submit=2", "iodepth_batch_submit", 4, 2},
+      {"iodepth_batch_complete=4", "iodepth_batch_complete_min=2", "iodepth_batch_complete_min", 4, 2},
+  };
+  for (const Case& c : cases) {
+    auto field = [&](const std::string& body) {
+      auto r = fio_text_to_scenario_patch("[j]\n" + body, "a.fio");
+      EXPECT_TRUE(std::holds_alternative<nlohmann::json>(r)) << body << ": " << std::get<InputError>(r).str();
+      return std::holds_alternative<nlohmann::json>(r) ? std::get<nlohmann::json>(r)["jobs"][0][c.field] : nlohmann::json();
+    };
+    EXPECT_EQ(field(c.first + "\n" + c.second + "\n"), c.second_wins_value) << c.first << " then " << c.second;
+    EXPECT_EQ(field(c.second + "\n" + c.first + "\n"), c.first_wins_value) << c.second << " then " << c.first;
+    // A job section's line comes after [global]'s, whichever option each is.
+    auto r = fio_text_to_scenario_patch("[global]\n" + c.second + "\n[j]\n" + c.first + "\n", "a.fio");
+    ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r));
+    EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0][c.field], c.first_wins_value) << "[global] " << c.second;
+    r = fio_text_to_scenario_patch("[global]\n" + c.first + "\n[j]\n" + c.second + "\n", "a.fio");
+    ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r));
+    EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0][c.field], c.second_wins_value) << "[global] " << c.first;
+  }
+}
+
+// fio's HOWTO: "A job is only affected by a global section residing above it"; [global]
+// sections add up, the later line winning.
+TEST(FioJob, AGlobalSectionReachesOnlyTheJobsBelowIt) {
+  auto r = fio_text_to_scenario_patch(
+      "[global]\niodepth=8\nbs=8k\n[a]\n[global]\niodepth=16\nruntime=1s\n[b]\n[c]\niodepth=2\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r)) << std::get<InputError>(r).str();
+  const auto& p = std::get<nlohmann::json>(r);
+  EXPECT_EQ(p["jobs"][0]["iodepth"], 8);
+  EXPECT_EQ(p["jobs"][1]["iodepth"], 16);
+  EXPECT_EQ(p["jobs"][1]["bs"], 8192);  // from the first [global]
+  EXPECT_EQ(p["jobs"][2]["iodepth"], 2);
+  EXPECT_EQ(p["duration_us"], 1000000);
+  // A [global] below every job changes nothing, but its values are checked.
+  r = fio_text_to_scenario_patch("[a]\niodepth=4\n[global]\niodepth=8\nruntime=1s\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r));
+  EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["iodepth"], 4);
+  EXPECT_FALSE(std::get<nlohmann::json>(r).contains("duration_us"));
+  r = fio_text_to_scenario_patch("[a]\n[global]\niodepth=zz\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).path, "a.fio:3");
+}
+
+// Each generated field with the line that gave it (the later of two), as the file spells
+// the option there; fields no line gave (a job's name) have none.
+TEST(FioJob, EachFieldRecordsTheLineItCameFrom) {
+  auto r = fio_text_to_scenario("[global]\nbs=8k\nruntime=2s\n[j]\nblocksize=16k\nrwmixread=30\nrwmixwrite=40\n"
+                                "filename=/dev/nvme0n1\n",
+                                "a.fio");
+  ASSERT_TRUE(std::holds_alternative<FioConversion>(r)) << std::get<InputError>(r).str();
+  const auto& s = std::get<FioConversion>(r).sources;
+  auto line = [&](const std::string& at) {
+    auto it = s.find(at);
+    return it == s.end() ? std::string("none") : it->second.file + ":" + std::to_string(it->second.line) + " " + it->second.option;
+  };
+  EXPECT_EQ(line("/jobs/0/bs"), "a.fio:5 blocksize");
+  EXPECT_EQ(line("/jobs/0/rwmixread"), "a.fio:7 rwmixwrite");
+  EXPECT_EQ(line("/jobs/0/drives"), "a.fio:8 filename");
+  EXPECT_EQ(line("/duration_us"), "a.fio:3 runtime");
+  EXPECT_EQ(line("/jobs/0/name"), "none");
+  auto e = fio_line_error(InputError{"/jobs/0/drives/1", "no such drive: 9"}, s);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->str(), "a.fio:8: option 'filename': no such drive: 9");
+  EXPECT_FALSE(fio_line_error(InputError{"/jobs/0/iodepth", "must be >= 1, got 0"}, s).has_value());
+  EXPECT_FALSE(fio_line_error(InputError{"/jobs/0", "x"}, s).has_value());
+  EXPECT_FALSE(fio_line_error(InputError{"a.fio:3", "x"}, s).has_value());
+}
+
 TEST(FioJob, AJobFileRunsOnTheDefaultTestbed) {
   auto dir = std::filesystem::temp_directory_path();
   auto f = dir / "nvmesim_fio_test.fio";
