@@ -151,6 +151,17 @@ def assignments(pairs):
 MAX_SEED = 2**64 - 1
 
 
+def whole_number(value):
+    """``value`` as an int when it is an integer or an integral float (JSON's ``1e3``);
+    None for anything else (a bool, a string, a fraction), which ``int()`` would silently
+    turn into 1, an error or a rounded number."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def check_seed(seed, what="seed"):
     """``seed`` as an int, or None for None.
 
@@ -162,11 +173,8 @@ def check_seed(seed, what="seed"):
     """
     if seed is None:
         return None
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        value = int(seed)
-    elif isinstance(seed, float) and seed.is_integer():
-        value = int(seed)
-    else:
+    value = whole_number(seed)
+    if value is None:
         raise TypeError(f"{what}: must be an integer from 0 to {MAX_SEED}, got {seed!r}")
     if not 0 <= value <= MAX_SEED:
         raise ValueError(f"{what}: must be an integer from 0 to {MAX_SEED}, got {seed!r}")

@@ -11,13 +11,12 @@ import hashlib
 import itertools
 import json
 import math
-import numbers
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._files import read_json
-from .._scenario import to_pointer
+from .._scenario import MAX_SEED, to_pointer, whole_number
 from ..errors import JsonPathError, ScenarioError
 
 __all__ = ["ARMS", "Case", "Matrix", "MatrixError", "load_matrix", "read_matrix_doc", "schema_path",
@@ -30,7 +29,6 @@ ARMS = ("baseline", "candidate")
 # listing them takes seconds. Both are checked before anything is expanded.
 MAX_CASES = 10_000
 MAX_SEEDS = 1_000
-MAX_SEED = 2**64 - 1
 
 
 class MatrixError(JsonPathError):
@@ -328,13 +326,12 @@ def matrix_digest(cases, seeds, base_dir):
 
 
 def _whole_number(value, where, rule):
-    """``value`` as an int when it is an integer (or an integral float, as JSON's 1e3);
-    MatrixError(where, rule) for a bool, a string or a fraction."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    raise MatrixError(where, f"{rule}, got {value!r}")
+    """``value`` as an int (``whole_number``); MatrixError(where, rule) for a bool, a
+    string or a fraction."""
+    number = whole_number(value)
+    if number is None:
+        raise MatrixError(where, f"{rule}, got {value!r}")
+    return number
 
 
 def load_matrix(matrix, duration_us=None, warmup_us=None, seeds=None, validate=True,
