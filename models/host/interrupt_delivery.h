@@ -70,16 +70,30 @@ class SocketInterrupts {
   // earlier time than `now`), is taken at the returned time (and at the APIC `message`
   // later).
   Time take(Time sent, Time now) {
-    std::size_t done = 0;
-    while (done < slots_.size() && slots_[done] + message_ <= now.ns()) ++done;
-    slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(done));
+    // Slots that ended by now are passed over by a head index (no erase per message); the
+    // storage is emptied when all have ended and its passed part dropped now and then.
+    const std::size_t n = slots_.size();
+    std::size_t h = head_;
+    while (h < n && slots_[h] + message_ <= now.ns()) ++h;
     int64_t t = sent.ns();
-    std::size_t i = 0;
-    for (; i < slots_.size(); ++i) {
+    std::size_t i = h;
+    for (; i < n; ++i) {
       if (t + message_ <= slots_[i]) break;  // fits before the slot promised next
       t = std::max(t, slots_[i] + message_);
     }
-    slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), t);
+    if (i == n) {  // the usual case: after every slot promised
+      if (h == n) {
+        slots_.clear();
+        h = 0;
+      } else if (h >= 32 && 2 * h >= n) {
+        slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(h));
+        h = 0;
+      }
+      slots_.push_back(t);
+    } else {
+      slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i), t);
+    }
+    head_ = h;
     busy_ns_ += message_;
     ++interrupts_;
     return Time::from_ns(t);
@@ -90,7 +104,8 @@ class SocketInterrupts {
 
  private:
   int64_t message_;
-  std::vector<int64_t> slots_;  // starts of the slots promised, ascending
+  std::vector<int64_t> slots_;  // starts of the slots promised, ascending, from head_ on
+  std::size_t head_ = 0;
   int64_t busy_ns_ = 0;
   uint64_t interrupts_ = 0;
 };

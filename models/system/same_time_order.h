@@ -58,34 +58,35 @@ class SameTimeOrder {
   // Whether add_at requests for now are waiting (their end phase is asked for): none is
   // earlier, each instant's end phase takes its own.
   bool future_due(Time now) const { return future_head_ < future_.size() && future_[future_head_].at == now; }
+  // One request (the usual case) runs as a tail call: nothing to sort, nothing to swap.
   static void on_instant_end(void* self) {
     auto* o = static_cast<SameTimeOrder*>(self);
     const Time now = o->eq_->now();
-    const bool due = o->future_due(now);
-    if (o->pending_.size() + (due ? 1 : 0) == 1 && !(due && o->future_head_ + 1 < o->future_.size() &&
-                                                      o->future_[o->future_head_ + 1].at == now)) {
-      // One request (the usual case): nothing to sort, nothing to swap.
-      Request r;
-      if (due) {
-        r = o->future_[o->future_head_].r;
+    if (o->pending_.empty()) {  // asked for by add_at: one is due now, more perhaps
+      const std::size_t h = o->future_head_;
+      if (h + 1 == o->future_.size() || o->future_[h + 1].at != now) {
+        const Request r = o->future_[h].r;
         o->pop_future();
-      } else {
-        r = o->pending_.front();
-        o->pending_.clear();  // a request made while it runs goes to a new batch
+        return r.fn(r.ctx, r.arg);
       }
-      r.fn(r.ctx, r.arg);
-      return;
+    } else if (o->pending_.size() == 1 && !o->future_due(now)) {
+      const Request r = o->pending_.front();
+      o->pending_.clear();  // a request made while it runs goes to a new batch
+      return r.fn(r.ctx, r.arg);
     }
-    o->running_.swap(o->pending_);  // a request made while these run goes to a new batch
-    while (o->future_due(now)) {  // add_at's for now join the batch after those made at now
-      o->running_.push_back(o->future_[o->future_head_].r);
-      o->running_.back().order = static_cast<uint32_t>(o->running_.size() - 1);
-      o->pop_future();
+    o->run_batch(now);
+  }
+  [[gnu::noinline]] void run_batch(Time now) {
+    running_.swap(pending_);  // a request made while these run goes to a new batch
+    while (future_due(now)) {  // add_at's for now join the batch after those made at now
+      running_.push_back(future_[future_head_].r);
+      running_.back().order = static_cast<uint32_t>(running_.size() - 1);
+      pop_future();
     }
-    std::sort(o->running_.begin(), o->running_.end(),
+    std::sort(running_.begin(), running_.end(),
               [](const Request& a, const Request& b) { return a.key != b.key ? a.key < b.key : a.order < b.order; });
-    for (const Request& r : o->running_) r.fn(r.ctx, r.arg);
-    o->running_.clear();
+    for (const Request& r : running_) r.fn(r.ctx, r.arg);
+    running_.clear();
   }
 
   void pop_future() {
