@@ -35,8 +35,8 @@ DATASHEET = {
     "samsung_pm9d3a": {"randread": 2.0e6, "randwrite": 250e3, "read": 12e9, "write": 6.8e9, "qd1": 65000},
 }
 NOTES = {
-    "solidigm_sb5ph27x038t": "reads: published.md (3.2M per drive on A's testbed, 14.5 GB/s); writes assumed (brief not in the stored sources)",
-    "solidigm_sb5ph27x076t": "reads: published.md (3.1M family, 14.5 GB/s); writes assumed (brief not in the stored sources)",
+    "solidigm_sb5ph27x038t": "reads: published.md (3.2M per drive on A's testbed, 14.5 GB/s); writes: the family's figures (StorageReview's D7-PS1030 review: 400K random write for the PS1010, 10 GB/s sequential), not the model's own",
+    "solidigm_sb5ph27x076t": "reads: published.md (3.1M family, 14.5 GB/s); writes: the family's figures (StorageReview's D7-PS1030 review: 400K random write for the PS1010, 10 GB/s sequential), not the model's own",
     "samsung_pm9d3a": "the 7.68 TB listing (2.0M, 6.8 GB/s, 250K, 65 us average latency read as QD1 read latency) and published.md (12 GB/s)",
 }
 ZERO_HOST_KEYS = ["doorbell_mmio_ns", "irq_entry_ns", "irq_exit_ns", "irq_per_cqe_ns", "poll_per_cqe_ns",
