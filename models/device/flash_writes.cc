@@ -64,7 +64,8 @@ Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
                          erases * static_cast<double>(p.erase.count_ns());
   double longest_ns = static_cast<double>(p.program.count_ns());
   if (collects) longest_ns = std::max({longest_ns, relocation_ns, static_cast<double>(p.erase.count_ns())});
-  return Duration::ns(static_cast<int64_t>(std::ceil(work_ns / units + longest_ns)));
+  // Capped far below int64's end (the loader caps the warm-up at its run-length limit).
+  return Duration::ns(static_cast<int64_t>(std::min(std::ceil(work_ns / units + longest_ns), 4e18)));
 }
 
 void FlashWrites::begin() {
