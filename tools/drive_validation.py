@@ -5,7 +5,8 @@ datasheet figures, from small scenarios this script writes and runs with `nvmesi
 The host is ideal (every CPU cost 0, four cores), so that what is measured is the drive:
 4 KiB random read and write (steady state and fresh out of the box), 128 KiB sequential
 read and write, and the mean latency of one 4 KiB read and one 4 KiB write at QD1. The
-steady-state random write is also run at seeds 1..5 (its spread: the drive's drawn state).
+steady-state random write is also run at seeds 1..5 (its spread once the loader's warm-up
+has covered the drive's drawn state).
 
   usage: tools/drive_validation.py --cli build/app/nvmesim            # prints the table
          tools/drive_validation.py --cli build/app/nvmesim --write    # into docs/drive-model.md

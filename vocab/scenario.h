@@ -83,7 +83,11 @@ struct Scenario {
   // A warm-up shorter than the policy's first decision is lengthened by that much (the
   // warm-up asked for then counts from the decision), unless this is false.
   bool warmup_covers_policy = true;
+  // A warm-up shorter than the time a written drive's drawn initial state (write buffer
+  // fill, GC backlog) can take to work off is lengthened to it, unless this is false.
+  bool warmup_covers_drive_state = true;
   std::optional<Duration> warmup_given;   // set when the loader lengthened the warm-up
+  Duration warmup_drive_state;            // the settling it covered (zero: none)
   HostProfile host;
   uint32_t io_queues = 0;       // per drive; 0: one per core, capped by the drive
   uint32_t queue_depth = 1024;  // io_queue_depth (nvme module parameter)

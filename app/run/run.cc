@@ -142,12 +142,21 @@ results::RunRecord merged(std::vector<results::RunRecord>& measured, const Parti
   for (uint32_t c = 0; c < measured[0].cores.size(); ++c) r.cores.push_back(owner(&Partitioning::core_part, c).cores[c]);
   r.limits = limits_of(r, sc);
   r.warnings = loaded.warnings;
-  if (sc.warmup_given)
-    r.warnings.push_back("warmup_us lengthened from " + std::to_string(sc.warmup_given->count_ns() / 1000) + " to " +
-                         std::to_string(sc.warmup.count_ns() / 1000) + ": " + sc.policy.name +
-                         "'s first decision comes " +
-                         std::to_string((sc.warmup - *sc.warmup_given).count_ns() / 1000) +
-                         " us into the run (warmup_covers_policy false keeps the warm-up as given)");
+  if (sc.warmup_given) {
+    // The loader's two reasons, in the order it applies them: the drives' drawn state makes
+    // the warm-up at least its work-off, then a policy's first decision adds its time.
+    const auto us = [](Duration d) { return std::to_string(d.count_ns() / 1000); };
+    const Duration after_drives = max(*sc.warmup_given, sc.warmup_drive_state);
+    std::string why;
+    if (sc.warmup_drive_state > *sc.warmup_given)
+      why = "the written drives' drawn initial state (write buffer fill and garbage-collection backlog, up to their "
+            "profiles' initial_buffer_fill_max and initial_gc_backlog_max_us) can take " + us(sc.warmup_drive_state) +
+            " us of flash work to work off (warmup_covers_drive_state false keeps the warm-up as given)";
+    if (sc.warmup > after_drives)
+      why += std::string(why.empty() ? "" : "; ") + sc.policy.name + "'s first decision comes " +
+             us(sc.warmup - after_drives) + " us into the run (warmup_covers_policy false keeps the warm-up as given)";
+    r.warnings.push_back("warmup_us lengthened from " + us(*sc.warmup_given) + " to " + us(sc.warmup) + ": " + why);
+  }
   add_mode_shares(sc, r);
   uint64_t completed = 0;
   for (const results::DriveRecord& d : r.drives) completed += d.commands;

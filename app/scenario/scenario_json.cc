@@ -27,6 +27,7 @@ json scenario_to_json(const Scenario& sc) {
   j["duration_us"] = sc.duration.count_ns() / 1000;
   j["warmup_us"] = sc.warmup.count_ns() / 1000;
   if (!sc.warmup_covers_policy) j["warmup_covers_policy"] = false;
+  if (!sc.warmup_covers_drive_state) j["warmup_covers_drive_state"] = false;
   j["io_queues"] = sc.io_queues;
   j["queue_depth"] = sc.queue_depth;
   const HostProfile& h = sc.host;

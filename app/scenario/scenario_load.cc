@@ -16,6 +16,7 @@
 #include "app/scenario/job_load.h"
 #include "app/scenario/memory_estimate.h"
 #include "app/scenario/scenario_json.h"
+#include "models/device/flash_writes.h"
 #include "policies/registry.h"
 
 namespace nvmesim {
@@ -195,8 +196,28 @@ void cover_first_decision(Scenario& sc) {
   if (!sc.warmup_covers_policy || !p || !p->first_decision_us) return;
   const Duration first = Duration::us(p->first_decision_us(sc.policy.params));
   if (sc.warmup >= first) return;
-  sc.warmup_given = sc.warmup;
+  if (!sc.warmup_given) sc.warmup_given = sc.warmup;
   sc.warmup = std::min(sc.warmup + first, limits::kMaxRunDuration);
+}
+
+// A drive that is written starts from a state drawn per seed (models/device/flash_writes.h):
+// a write-buffer fill and a GC backlog that its flash works off before it takes host data
+// at its steady rate. A window that starts inside that work-off measures how much of it
+// the seed drew (and where the bursts of its end fall), not the workload: make such a
+// warm-up at least the longest work-off the drive's profile can draw, for every seed alike.
+void cover_drive_state(Scenario& sc) {
+  if (!sc.warmup_covers_drive_state) return;
+  Duration settle = Duration::zero();
+  for (const JobSpec& j : sc.jobs) {
+    const bool writes = j.rw == RwMode::randwrite || j.rw == RwMode::write ||
+                        ((j.rw == RwMode::randrw || j.rw == RwMode::rw) && j.rwmixread < 100);
+    if (!writes) continue;
+    for (uint32_t d : j.drives) settle = std::max(settle, FlashWrites::drawn_state_settling(sc.drives[d].profile));
+  }
+  if (sc.warmup >= settle) return;
+  sc.warmup_given = sc.warmup;
+  sc.warmup_drive_state = settle;
+  sc.warmup = std::min(settle, limits::kMaxRunDuration);
 }
 
 // Reads the scenario in the order its parts depend on one another; the first error wins.
@@ -208,6 +229,7 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   sc.duration = r.duration("duration_us", Duration::ms(100), Duration::us(1), limits::kMaxRunDuration, Duration::us(1));
   sc.warmup = r.duration("warmup_us", Duration::ms(10), Duration::zero(), limits::kMaxRunDuration, Duration::us(1));
   sc.warmup_covers_policy = r.boolean("warmup_covers_policy", true);
+  sc.warmup_covers_drive_state = r.boolean("warmup_covers_drive_state", true);
   sc.io_queues = r.u32("io_queues", 0, 0, 65535);
   sc.queue_depth = r.u32("queue_depth", 1024, 2, 65536);
   if (err) return err;
@@ -228,8 +250,9 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   if (r.has("policy")) {
     if (auto e = read_policy(r.at("policy"), sc, err)) return e;
   }
-  cover_first_decision(sc);
   if (auto e = read_jobs(r, sc, err)) return e;
+  cover_drive_state(sc);
+  cover_first_decision(sc);
   if (r.has("published")) {
     if (auto e = check_published(r.at("published"), err)) return e;
   }

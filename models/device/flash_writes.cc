@@ -1,5 +1,6 @@
 #include "models/device/flash_writes.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -43,6 +44,28 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
     initial_gc_ = static_cast<uint64_t>(backlog * static_cast<double>(p.initial_gc_backlog_max.count_ns()) / per_op *
                                         static_cast<double>(targets.size()));
   }
+}
+
+Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
+  if (!p.write_path() || p.units == 0 || p.program_kib == 0) return Duration::zero();
+  const bool collects = p.state == DriveState::steady;
+  const double wa = collects ? greedy_write_amplification(p.over_provisioning, p.utilization) : 1.0;
+  const double units = static_cast<double>(p.units);
+  // As the constructor draws them, at their largest.
+  const double fill_programs =
+      std::ceil(p.initial_buffer_fill_max * static_cast<double>(p.write_buffer_kib) / static_cast<double>(p.program_kib));
+  const double relocation_ns = static_cast<double>((p.media_read + p.program).count_ns());
+  const double backlog = collects ? std::floor(static_cast<double>(p.initial_gc_backlog_max.count_ns()) / relocation_ns * units) : 0;
+  const double relocations = collects ? std::ceil(fill_programs * (wa - 1)) + backlog : 0;
+  if (fill_programs == 0 && relocations == 0) return Duration::zero();
+  const double erases =
+      collects ? std::ceil((fill_programs + relocations) * static_cast<double>(p.program_kib) / static_cast<double>(p.block_kib)) : 0;
+  const double work_ns = fill_programs * static_cast<double>(p.program.count_ns()) + relocations * relocation_ns +
+                         erases * static_cast<double>(p.erase.count_ns());
+  double longest_ns = static_cast<double>(p.program.count_ns());
+  if (collects) longest_ns = std::max({longest_ns, relocation_ns, static_cast<double>(p.erase.count_ns())});
+  // Capped far below int64's end (the loader caps the warm-up at its run-length limit).
+  return Duration::ns(static_cast<int64_t>(std::min(std::ceil(work_ns / units + longest_ns), 4e18)));
 }
 
 void FlashWrites::begin() {

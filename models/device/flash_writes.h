@@ -19,7 +19,11 @@
 //
 // The run starts with a state drawn from the profile by the drive's own stream
 // ("drive_state", its index): buffer fill and GC backlog, applied at its first write, so
-// that a run without writes is the run it was without a write path.
+// that a run without writes is the run it was without a write path. The largest state a
+// profile can draw takes the targets at most drawn_state_settling(profile) to work off
+// (relocations and erases go before host data, and the drawn fill is programmed first);
+// the scenario loader makes a writing run's warm-up at least that long, so that a measured
+// window does not start inside the work-off, whose length differs seed to seed.
 #pragma once
 
 #include <cstdint>
@@ -89,6 +93,14 @@ class FlashWrites {
       stats_.read_wait_behind_writes += start - ready;
     }
   }
+
+  // The longest the drawn initial state can keep the targets busy before they take host
+  // data: the target time of the largest state the profile draws (initial_buffer_fill_max
+  // of the buffer programmed, its relocations and erases; initial_gc_backlog_max on every
+  // target) spread over the targets, plus the longest single operation (the bound of a
+  // greedy list schedule: no target idles while that work is left). Zero without a write
+  // path or without a drawn state.
+  static Duration drawn_state_settling(const DeviceProfile& p);
 
   const FlashWriteStats& stats() const { return stats_; }
   double write_amplification() const { return wa_; }

@@ -163,7 +163,8 @@ def sweep(base, grid, seeds=None, workers=None, client=None, progress=True, labe
             ``duration_us=2000``), as for ``run``.
         base_dir: as for ``run``.
         equal_warmup: the loader lengthens the warm-up of a policy whose first decision
-            comes after it (policy C's first 50 ms cycle), for that point only; its rows
+            comes after it (policy C's first 50 ms cycle), and of jobs that write a drive
+            whose drawn initial state takes longer to work off, for that point only; its rows
             would then be measured later in the drives' lives than the other points'
             (a drive's drawn write-buffer and GC state is still settling after a few ms).
             True (the default): points that give the same warm-up all run the longest
@@ -296,9 +297,10 @@ def _equalise_warmups(point_pairs, warmups):
         what = "; ".join(f"{n} of them from {a} us to {b} us" for (a, b), n in sorted(changed.items()))
         warnings.warn(
             f"sweep: {sum(changed.values())} of {len(point_pairs)} points run a longer warm-up ({what}): "
-            "another point's policy makes its first decision after the given warm-up, and the loader "
-            "lengthens that point's; every point with the same warm-up runs the longest, so that rows "
-            "compare the drives at the same age (equal_warmup=False keeps each point's own; "
+            "another point's policy makes its first decision after the given warm-up, or its jobs write a "
+            "drive whose drawn state takes longer to work off, and the loader lengthens that point's; "
+            "every point with the same warm-up runs the longest, so that rows compare the drives at the "
+            "same age (equal_warmup=False keeps each point's own; "
             "df.attrs['warmup_us'] has each row's)",
             RuntimeWarning,
             stacklevel=3,
