@@ -57,8 +57,12 @@ std::variant<std::vector<FioSection>, InputError> parse_fio_sections(const std::
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[') {
       if (t.back() != ']') return InputError{file + ":" + std::to_string(lineno), "unterminated section header"};
-      std::string name = trim(t.substr(1, t.size() - 2));
-      const bool global = name == "global";
+      const std::string inside = t.substr(1, t.size() - 2);
+      // fio's rule (parse_jobs_ini in its init.c: strncmp(name, "global", 6)): a section
+      // whose name starts with "global" ([global], [global_x], [globals]) is a global one,
+      // as fio spells it, case and blanks included ([Global] and [ global] are jobs).
+      const bool global = inside.compare(0, 6, "global") == 0;
+      std::string name = trim(inside);
       if (!global && jobs++ >= limits::kMaxJobs)
         return InputError{file + ":" + std::to_string(lineno), "more than " + std::to_string(limits::kMaxJobs) + " job sections"};
       sections.push_back(FioSection{name, global, {}});

@@ -965,6 +965,14 @@ TEST(Cli, AFioValueAnOverrideReplacedIsNamedAtItsJsonPath) {
   EXPECT_NE(o.out.find("nvmesim: /fio: " + f + ":3: option 'iodepth': must be >= 1, got 0"), std::string::npos) << o.out;
 }
 
+// fio's rule: a section whose name starts with "global" is global ([global_x] was a job).
+TEST(Cli, AFioSectionNamedGlobalSomethingIsGlobal) {
+  std::string f = temp("nvmesim_cli_fio_global.fio", "[global_x]\niodepth=8\n[j]\nfilename=/dev/nvme0n1\n");
+  Outcome o = cli("validate " + f);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find(f + ": valid (4 drive(s), 1 job section(s), policy irq)"), std::string::npos) << o.out;
+}
+
 TEST(Cli, AReportOverADirectoryWithoutPublishedScenariosSaysSo) {
   // Was an empty table and exit 0.
   auto dir = std::filesystem::temp_directory_path() / "nvmesim_cli_report_empty";
