@@ -965,6 +965,19 @@ TEST(Cli, AFioValueAnOverrideReplacedIsNamedAtItsJsonPath) {
   EXPECT_NE(o.out.find("nvmesim: /fio: " + f + ":3: option 'iodepth': must be >= 1, got 0"), std::string::npos) << o.out;
 }
 
+// A drive given twice in a filename line is named at that line in the file's words (was
+// "FILE:2: option 'filename': drive nvme0 is listed twice (also at /jobs/0/drives/0)").
+TEST(Cli, AFioDriveGivenTwiceIsNamedAtItsLine) {
+  std::string f = temp("nvmesim_cli_fio_twice.fio", "[j]\nfilename=/dev/nvme0n1:/dev/nvme0n1\n");
+  const std::string expect = f + ":2: option 'filename': /dev/nvme0n1 is given twice: a job submits to each of its drives once\n";
+  Outcome o = cli("validate " + f);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_EQ(o.out, "nvmesim: " + expect);
+  o = cli("validate " + scenario() + " --set fio=" + f);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_EQ(o.out, "nvmesim: /fio: " + expect);
+}
+
 // fio's rule: a section whose name starts with "global" is global ([global_x] was a job).
 TEST(Cli, AFioSectionNamedGlobalSomethingIsGlobal) {
   std::string f = temp("nvmesim_cli_fio_global.fio", "[global_x]\niodepth=8\n[j]\nfilename=/dev/nvme0n1\n");

@@ -147,6 +147,25 @@ TEST(FioJob, ASectionWhoseNameStartsWithGlobalIsGlobalAsInFio) {
   EXPECT_EQ(std::get<InputError>(r).str(), "a.fio: no job section");
 }
 
+// A drive given twice in one filename line (the same device, or two namespaces of one
+// drive) is refused at that line in its own words; it was named by JSON paths the file
+// never wrote ("listed twice (also at /jobs/0/drives/0)").
+TEST(FioJob, ADriveGivenTwiceInFilenameIsNamedAtItsLine) {
+  auto error = [](const std::string& text) {
+    auto r = fio_text_to_scenario_patch(text, "a.fio");
+    return std::holds_alternative<InputError>(r) ? std::get<InputError>(r).str() : std::string("converted");
+  };
+  EXPECT_EQ(error("[j]\nfilename=/dev/nvme0n1:/dev/nvme1n1:/dev/nvme0n1\n"),
+            "a.fio:2: option 'filename': /dev/nvme0n1 is given twice: a job submits to each of its drives once");
+  EXPECT_EQ(error("[global]\nbs=4k\n[j]\nfilename=/dev/nvme2n1:/dev/nvme2n2\n"),
+            "a.fio:4: option 'filename': /dev/nvme2n1 and /dev/nvme2n2 are both drive 2 (namespaces of a drive are "
+            "not modelled apart): a job submits to each of its drives once");
+  // Two filename lines: the later one wins (fio's rule), nothing is given twice.
+  auto r = fio_text_to_scenario_patch("[j]\nfilename=/dev/nvme0n1\nfilename=/dev/nvme0n1:/dev/nvme1n1\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r));
+  EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["drives"], nlohmann::json({0, 1}));
+}
+
 // Each generated field with the line that gave it (the later of two), as the file spells
 // the option there; fields no line gave (a job's name) have none.
 TEST(FioJob, EachFieldRecordsTheLineItCameFrom) {
