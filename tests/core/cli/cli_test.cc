@@ -978,6 +978,23 @@ TEST(Cli, AFioDriveGivenTwiceIsNamedAtItsLine) {
   EXPECT_EQ(o.out, "nvmesim: /fio: " + expect);
 }
 
+// The warning for a job deeper than its queue names the fio line of its iodepth (a
+// [global] one too), as errors do; it named /jobs/0/iodepth, a path the file never wrote.
+TEST(Cli, AFioIodepthDeeperThanTheQueueIsWarnedAtItsLine) {
+  const std::string words =
+      "4000 is more than a queue of drive nvme0 holds (1023 commands: queue_depth 1024, the drive's max_queue_depth "
+      "4096, less one): the job keeps at most 1023 in flight there, 2977 fewer";
+  std::string f = temp("nvmesim_cli_fio_deep.fio", "[global]\niodepth=4000\n[j]\nfilename=/dev/nvme0n1\n");
+  Outcome o = cli("validate " + f);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  warning: " + f + ":2: option 'iodepth': " + words + "\n"), std::string::npos) << o.out;
+  o = cli("validate " + scenario() + " --set fio=" + f);
+  EXPECT_NE(o.out.find("  warning: /fio: " + f + ":2: option 'iodepth': " + words + "\n"), std::string::npos) << o.out;
+  // An override's value is named at its JSON path.
+  o = cli("validate " + f + " --set jobs.0.iodepth=4000");
+  EXPECT_NE(o.out.find("  warning: /jobs/0/iodepth: " + words + "\n"), std::string::npos) << o.out;
+}
+
 // fio's rule: a section whose name starts with "global" is global ([global_x] was a job).
 TEST(Cli, AFioSectionNamedGlobalSomethingIsGlobal) {
   std::string f = temp("nvmesim_cli_fio_global.fio", "[global_x]\niodepth=8\n[j]\nfilename=/dev/nvme0n1\n");
