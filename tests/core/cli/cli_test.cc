@@ -71,6 +71,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--set drives.2.profile.units=0", "/drives/2/profile/units: must be >= 1, got 0"},
         BadInput{"--set drives.0.profile.read.dist=gamma", "/drives/0/profile/read/dist: must be one of"},
         BadInput{"--set drives.0.profile.read.mean_ns=-1", "/drives/0/profile/read/mean_ns: must be >= 1"},
+        // The shipped lognormal's sigma, kept when the distribution is switched, was ignored.
+        BadInput{"--set drives.0.profile.read.dist=constant",
+                 "/drives/0/profile/read/sigma: dist \"constant\" does not use sigma (only lognormal takes it)"},
+        BadInput{"--set drives.1.profile.write.dist=exponential",
+                 "/drives/1/profile/write/sigma: dist \"exponential\" does not use sigma (only lognormal takes it)"},
         BadInput{"--set host.irq_entry_ns=-10", "/host/irq_entry_ns: must be >= 0"},
         BadInput{"--set host.cores=0", "/host/cores: must be >= 1"},
         BadInput{"--set policy.name=bogus", "/policy/name: unknown policy \"bogus\""},
