@@ -340,7 +340,7 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
     if (auto e = check_profile_ranges(doc["drives"][i]["profile"], dp, out.warnings)) return *e;
   }
   for (const InputError& w : jobs_deeper_than_queues(out.scenario)) out.warnings.push_back(origins.name(w).str());
-  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return origins.name(*e);
+  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.recording)) return origins.name(*e);
   out.resolved = scenario_to_json(out.scenario);
   return out;
 }

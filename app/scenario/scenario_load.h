@@ -13,6 +13,7 @@
 #include "app/input/input_error.h"
 #include "app/input/input_limits.h"
 #include "app/input/scenario_files.h"  // resolve_scenario_file, default_scenarios_dir
+#include "app/scenario/memory_estimate.h"  // Recording
 #include "vocab/scenario.h"
 
 namespace nvmesim {
@@ -21,11 +22,10 @@ struct LoadOptions {
   std::string base_dir;                 // resolves relative profile/CDF paths
   std::vector<std::string> overrides;   // "path=value": /jobs/0/iodepth=64 or jobs.0.iodepth=64
   std::optional<uint64_t> seed;         // --seed: wins over the scenario and overrides
-  // The estimated memory of the run (app/scenario/memory_estimate.h) must stay under this; the
-  // trace buffers count when the run will record them.
+  // The estimated memory of the run (app/scenario/memory_estimate.h) must stay under this;
+  // what the run records (trace buffers, the requests' times) counts when it will record it.
   uint64_t memory_limit = limits::kDefaultMemoryLimitBytes;
-  bool trace = false;
-  bool command_trace = false;
+  Recording recording;
 };
 
 struct LoadedScenario {
