@@ -161,9 +161,10 @@ std::optional<InputError> read_policy(const json& p, Scenario& sc, std::optional
   return std::nullopt;
 }
 
-// Metadata for `nvmesim report`, checked and not kept: the published figures this
-// scenario reproduces.
-std::optional<InputError> check_published(const json& published, std::optional<InputError>& err) {
+}  // namespace
+
+std::optional<InputError> check_published(const json& published) {
+  std::optional<InputError> err;
   JsonReader pr(published, "/published", err);
   pr.string("source", "");
   for (const char* k : {"baseline_policy", "policy"}) {
@@ -185,6 +186,8 @@ std::optional<InputError> check_published(const json& published, std::optional<I
   pr.reject_unknown({"change_pct_range"});
   return err;
 }
+
+namespace {
 
 
 // An adaptive policy measured before its first decision is measured as its starting mode
@@ -231,7 +234,7 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   cover_first_decision(sc);
   if (auto e = read_jobs(r, sc, err)) return e;
   if (r.has("published")) {
-    if (auto e = check_published(r.at("published"), err)) return e;
+    if (auto e = check_published(r.at("published"))) return e;
   }
   r.reject_unknown({"host", "intremap", "drives", "policy", "jobs", "comment", "fio", "published"});
   if (err) return err;

@@ -46,6 +46,9 @@ LoadResult load_scenario_json(nlohmann::json doc, const LoadOptions& opts);
 // content, as loading does; relative names resolve against `base_dir`, then the shipped
 // scenarios directory.
 std::optional<InputError> inline_profile_files(nlohmann::json& doc, const std::string& base_dir);
+// A scenario's "published" block (the published figures it reproduces: metadata for
+// `nvmesim report` and `nvmesim calibrate`, checked and not kept), errors at /published/...
+std::optional<InputError> check_published(const nlohmann::json& published);
 // Applies one "path=value" override (value parsed as JSON, else taken as a string).
 std::optional<InputError> apply_override(nlohmann::json& doc, const std::string& assignment);
 // The JSON Schema of scenario files (scenarios/schema.json, compiled in).

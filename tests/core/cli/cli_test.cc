@@ -534,6 +534,46 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
   }
 }
 
+// The bad-input audit of calibrate's spec: a parameter path that is no JSON pointer and a
+// published row of the wrong types were internal errors (exit 1, nlohmann's words), a
+// published range [high, low] was fitted to its middle, and a change of -100% was named
+// at a "measured" the run did not have.
+TEST(CliCalibrate, BadParameterPathsAndPublishedRowsExitTwoNamingThem) {
+  auto published = [](const std::string& block) {
+    std::string text = read_text(small_scenario(4, "_published"));
+    return temp("nvmesim_cal_published.json", text.substr(0, text.rfind('}')) + ", \"published\": " + block + "}");
+  };
+  auto spec = [](const std::string& run, const std::string& path) {
+    return temp("nvmesim_cal_audit.json", R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
+                                              R"(], "parameters": [{"path": ")" + path + R"(", "min": 100, "max": 2000}]})");
+  };
+  const std::string measured = R"({"name": "r", "scenario": ")" + small_scenario(4, "_published") +
+                               R"(", "measured": {"iops": 5e4}})";
+  Outcome o = cli("calibrate -q " + spec(measured, "/host/irq~entry_ns"));
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("/parameters/0/path: \"~\" at character 9 is not ~0 or ~1: a JSON pointer writes \"~\" as ~0 "
+                       "and \"/\" as ~1\n"),
+            std::string::npos) << o.out;
+  const std::string change = R"("source": "x", "baseline_policy": "irq", "policy": "rate")";
+  const std::pair<std::string, std::string> rows[] = {
+      {"{" + change + R"(, "change_pct_range": ["a", "b"]})", "/published/change_pct_range: must be [low, high] percentages"},
+      {"{" + change + R"(, "change_pct_range": [10, -10]})", "/published/change_pct_range: must be [low, high] percentages"},
+      {R"({"source": "x", "baseline_policy": 5, "policy": "rate", "change_pct": 3})",
+       "/published/baseline_policy: must be a string, got 5"},
+      {"[]", "/published: must be an object"},
+  };
+  for (const auto& [block, expect] : rows) {
+    const std::string file = published(block);
+    o = cli("calibrate -q " + spec(R"({"name": "r", "published": ")" + file + R"("})", "/host/irq_entry_ns"));
+    EXPECT_EQ(o.code, 2) << block << "\n" << o.out;
+    EXPECT_NE(o.out.find("/runs/0/published: " + file + ": " + expect + "\n"), std::string::npos) << o.out;
+  }
+  o = cli("calibrate -q " + spec(R"({"name": "r", "published": ")" + published("{" + change + R"(, "change_pct": -100})") +
+                                     R"("})", "/host/irq_entry_ns"));
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("/runs/0/published: iops_ratio must be > 0 to fit (log ratio)\n"), std::string::npos) << o.out;
+}
+
 // A fit that fails (exit 2: a run does not load at a corner of the box) leaves the
 // previous profile and report as they were, and no temporary beside them.
 TEST(CliCalibrate, AFailedFitLeavesThePreviousOutputs) {
