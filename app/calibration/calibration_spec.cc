@@ -140,7 +140,13 @@ std::optional<InputError> read_run_published(JsonReader& r, const std::string& b
   std::string which = r.choice("published_value", "change", {"change", "baseline_iops", "policy_iops"});
   if (!r.ok()) return err;
   run.source = "published row " + fs::path(file).filename().string();
-  if (auto e = read_published(run, doc->value("published", json()), which, r.child("published"))) return e;
+  // Checked as `nvmesim report` checks it (the scenario loader never sees it: it is
+  // erased below): a range of strings or a policy given as a number was an internal
+  // error, a range [high, low] a fit to its middle.
+  if (!doc->is_object() || !doc->contains("published"))
+    return InputError{r.child("published"), file + ": has no \"published\" block"};
+  if (auto e = check_published((*doc)["published"])) return InputError{r.child("published"), file + ": " + e->str()};
+  if (auto e = read_published(run, (*doc)["published"], which, r.child("published"))) return e;
   if (!sc.given) {
     sc.doc = std::move(*doc);
     sc.doc.erase("published");
@@ -229,7 +235,8 @@ std::optional<InputError> choose_run_metrics(JsonReader& r, CalibrationRun& run)
   if (auto it = run.measured.find("irqs_per_io"); it != run.measured.end() && it->second > 0)
     run.measured_irqs_per_io = it->second;
   for (const auto& [k, v] : chosen)
-    if (!(v > 0) || !std::isfinite(v)) return InputError{r.child("measured"), k + " must be > 0 to fit (log ratio)"};
+    if (!(v > 0) || !std::isfinite(v))
+      return InputError{r.child(r.has("published") ? "published" : "measured"), k + " must be > 0 to fit (log ratio)"};
   if (chosen.count("iops_ratio") && run.ratio_policy.empty())
     return InputError{r.child("metrics"), "iops_ratio comes from a published change only"};
   run.measured = std::move(chosen);
@@ -335,6 +342,11 @@ std::optional<InputError> read_parameter(const json& obj, const std::string& pw,
   CalibrationParameter p;
   p.path = pr.string("path", "");
   if (!pr.ok()) return *err;
+  // RFC 6901's escapes: the pointers built from the path would not parse (an internal error).
+  for (std::size_t i = 0; i < p.path.size(); ++i)
+    if (p.path[i] == '~' && (i + 1 == p.path.size() || (p.path[i + 1] != '0' && p.path[i + 1] != '1')))
+      return InputError{pw + "/path", "\"~\" at character " + std::to_string(i) +
+                                          " is not ~0 or ~1: a JSON pointer writes \"~\" as ~0 and \"/\" as ~1"};
   std::tie(p.slot, p.in_profile) = split_slot(p.path);
   if (p.slot.empty())
     return InputError{pw + "/path", "must name a profile value: /host/... or /drives/N/profile/... (N may be *)"};

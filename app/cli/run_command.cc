@@ -37,8 +37,9 @@ nvmesim::LoadOptions load_options(const RunArgs& a) {
   if (!a.warmup_us.empty()) opts.overrides.push_back("warmup_us=" + a.warmup_us);
   if (!a.seed.empty()) opts.seed = parse_seed(a.seed);
   if (!a.memory_limit.empty()) opts.memory_limit = *parse_memory_limit(a.memory_limit);
-  opts.trace = !a.trace_path.empty();
-  opts.command_trace = !a.command_trace_path.empty();
+  opts.recording.trace = !a.trace_path.empty();
+  opts.recording.command_trace = !a.command_trace_path.empty();
+  opts.recording.replay = !a.replay_path.empty();
   return opts;
 }
 
@@ -106,10 +107,10 @@ class RunOutputs {
 // window --trace-window asks for.
 void set_trace_limits(const RunArgs& a, const nvmesim::LoadedScenario& ls, const nvmesim::LoadOptions& opts,
                       nvmesim::RunOptions& ropts) {
-  nvmesim::TraceCaps caps = nvmesim::trace_caps(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
+  nvmesim::TraceCaps caps = nvmesim::trace_caps(ls.scenario, opts.memory_limit, opts.recording);
   ropts.trace_max_events = caps.trace_events;
   ropts.command_trace_max_records = caps.command_records;
-  ropts.timeline_cap = nvmesim::timeline_cap(ls.scenario, opts.memory_limit, opts.trace, opts.command_trace);
+  ropts.timeline_cap = nvmesim::timeline_cap(ls.scenario, opts.memory_limit, opts.recording);
   if (!a.trace_window.empty()) {
     TraceWindow w = *parse_trace_window(a.trace_window);
     ropts.trace_from_us = w.from_us;

@@ -1,5 +1,6 @@
 #include "app/profile/device_profile_json.h"
 
+#include <array>
 #include <sstream>
 
 #include "app/input/input_file.h"
@@ -74,6 +75,22 @@ void read_cdf_points(const json& points, const std::string& path, DistSpec& d, s
   if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
 }
 
+// The distributions' parameters and the kinds that use each (indexed by DistSpec::Kind).
+// One given to a kind that has no use for it is refused: sigma on a constant or
+// exponential distribution was read and ignored, so the run was not what the file said.
+struct DistParameter {
+  const char* key;
+  std::array<bool, 4> used_by;  // constant, exponential, lognormal, empirical
+  const char* users;
+};
+constexpr DistParameter kDistParameters[] = {
+    {"mean_ns", {true, true, true, false}, "constant, exponential and lognormal take it"},
+    {"sigma", {false, false, true, false}, "only lognormal takes it"},
+    {"cdf", {false, false, false, true}, "only empirical takes it"},
+    {"cdf_file", {false, false, false, true}, "only empirical takes it"},
+};
+static_assert(static_cast<std::size_t>(DistSpec::Kind::empirical) == 3, "used_by follows DistSpec::Kind");
+
 DistSpec read_dist(const json& j, const std::string& path, const std::string& base_dir,
                    std::optional<InputError>& err) {
   DistSpec d;
@@ -82,9 +99,13 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
   d.kind = kind == "constant" ? DistSpec::Kind::constant
          : kind == "exponential" ? DistSpec::Kind::exponential
          : kind == "lognormal" ? DistSpec::Kind::lognormal : DistSpec::Kind::empirical;
+  for (const DistParameter& p : kDistParameters)
+    if (r.ok() && r.has(p.key) && !p.used_by[static_cast<std::size_t>(d.kind)])
+      r.fail(p.key, "dist \"" + kind + "\" does not use " + p.key + " (" + p.users + ")");
+  if (!r.ok()) return d;
   if (d.kind != DistSpec::Kind::empirical) {
     d.mean = r.duration("mean_ns", Duration::us(70), Duration::ns(1), kMaxLatency, Duration::ns(1));
-    d.sigma = r.number("sigma", d.kind == DistSpec::Kind::lognormal ? 0.3 : 0.0, 0.0, 5.0);
+    if (d.kind == DistSpec::Kind::lognormal) d.sigma = r.number("sigma", 0.3, 0.0, 5.0);
     r.reject_unknown({"comment", "per_extra_4k_ns"});
     return d;
   }
@@ -181,7 +202,8 @@ json service_to_json(const ServiceSpec& s) {
     j["cdf"] = cdf;
   } else {
     j["mean_ns"] = s.dist.mean.count_ns();
-    j["sigma"] = s.dist.sigma;
+    // Only a lognormal has one: the resolved document must load again (read_dist).
+    if (s.dist.kind == DistSpec::Kind::lognormal) j["sigma"] = s.dist.sigma;
   }
   j["per_extra_4k_ns"] = s.per_extra_4k.count_ns();
   return j;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string_view>
 #include <variant>
 
@@ -29,6 +30,16 @@ struct Columns {
 std::variant<Columns, InputError> read_header(const CsvRecord& header, const ReplayTarget& target) {
   Columns c;
   c.count = header.fields.size();
+  // A name given twice: its values were read from the first column and the other ignored.
+  std::map<std::string_view, std::size_t> first;
+  for (std::size_t i = 0; i < header.fields.size(); ++i) {
+    const std::string& name = header.fields[i];
+    if (name.empty()) continue;
+    auto [at, fresh] = first.emplace(name, i);
+    if (!fresh)
+      return target.at(1, name, "named twice in the header (fields " + std::to_string(at->second + 1) + " and " +
+                                    std::to_string(i + 1) + "): the replay would read the first and ignore the other");
+  }
   for (std::size_t k = 0; k < kNeeded.size(); ++k) {
     auto it = std::find(header.fields.begin(), header.fields.end(), kNeeded[k]);
     if (it == header.fields.end()) return target.at(1, "missing column '" + std::string(kNeeded[k]) + "' in the header");

@@ -138,8 +138,11 @@ std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& targ
     if (act != "read" && act != "write")
       return target.at(line, "3 (action)", "expected read, write, trim, sync, datasync, add, open or close, got '" +
                                                std::string(act) + "'");
-    if (!len || *len < 1 || *len > (int64_t{1} << 31))
-      return target.at(line, "5 (length)", "expected a length from 1 to 2147483648 bytes, got '" + std::string(tok[4]) + "'");
+    // Whole 512-byte blocks, as a command trace's blocks and a job's bs are: an NVMe
+    // command moves whole blocks (a 100-byte read was simulated as a 100-byte transfer).
+    if (!len || *len < 512 || *len > (int64_t{1} << 31) || *len % 512 != 0)
+      return target.at(line, "5 (length)", "expected a length of whole 512-byte blocks, from 512 to 2147483648 bytes, got '" +
+                                               std::string(tok[4]) + "'");
     const uint32_t drive = known->second;
     ReplayCommand c;
     if (!place_on_drive(target.topology(), drive, c))

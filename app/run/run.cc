@@ -299,7 +299,7 @@ json run_scenario(const LoadedScenario& loaded, const RunOptions& opts, RunInfo*
   const bool whole = parts.size() == 1 || !whole_machine.empty();
   // Systems in flight at once: as many threads as asked, but no more Systems than fit
   // under the memory limit (the loader checked that one does).
-  const uint64_t per_system = std::max<uint64_t>(estimate_memory(sc, false, false).total(), 1);
+  const uint64_t per_system = std::max<uint64_t>(estimate_memory(sc, {}).total(), 1);
   const unsigned fit = static_cast<unsigned>(std::clamp<uint64_t>(opts.memory_limit / per_system, 1, 1024));
   const unsigned threads = std::min(opts.threads > 0 ? opts.threads : default_threads(), fit);
   json out = whole ? run_whole(loaded, sc, parts.size(), whole_machine, opts, info)

@@ -57,8 +57,12 @@ std::variant<std::vector<FioSection>, InputError> parse_fio_sections(const std::
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[') {
       if (t.back() != ']') return InputError{file + ":" + std::to_string(lineno), "unterminated section header"};
-      std::string name = trim(t.substr(1, t.size() - 2));
-      const bool global = name == "global";
+      const std::string inside = t.substr(1, t.size() - 2);
+      // fio's rule (parse_jobs_ini in its init.c: strncmp(name, "global", 6)): a section
+      // whose name starts with "global" ([global], [global_x], [globals]) is a global one,
+      // as fio spells it, case and blanks included ([Global] and [ global] are jobs).
+      const bool global = inside.compare(0, 6, "global") == 0;
+      std::string name = trim(inside);
       if (!global && jobs++ >= limits::kMaxJobs)
         return InputError{file + ":" + std::to_string(lineno), "more than " + std::to_string(limits::kMaxJobs) + " job sections"};
       sections.push_back(FioSection{name, global, {}});
@@ -142,12 +146,21 @@ std::optional<InputError> apply_fio_option(const Option& opt, const std::string&
   } else if (key == "filename") {
     // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
     json drives = json::array();
+    std::vector<std::string> given;  // each drive's device as the line names it
     std::stringstream fs(opt.value);
     std::string f;
     while (std::getline(fs, f, ':')) {
       auto idx = nvme_namespace_drive(f);
       if (!idx) return bad("only /dev/nvmeXnY devices (X < " + std::to_string(limits::kMaxDrives) + ") are modelled, got '" + f + "'");
+      // Refused here, in the line's words: the loader's "listed twice" names JSON paths.
+      for (std::size_t k = 0; k < drives.size(); ++k)
+        if (drives[k] == *idx)
+          return bad((given[k] == f ? f + " is given twice"
+                                    : given[k] + " and " + f + " are both drive " + std::to_string(*idx) +
+                                          " (namespaces of a drive are not modelled apart)") +
+                     ": a job submits to each of its drives once");
       drives.push_back(*idx);
+      given.push_back(f);
     }
     if (drives.empty()) return bad("must name at least one /dev/nvmeXnY device");
     set("drives", drives);

@@ -6,7 +6,8 @@
 // Options apply as fio applies them: in file order, so of two lines that set the same
 // thing (an option given twice, aliases such as bs and blocksize, rwmixread and
 // rwmixwrite) the later line wins; a job section starts from the [global] sections above
-// it (a [global] below a job does not reach it) and its own lines come after those.
+// it (a [global] below a job does not reach it) and its own lines come after those. As in
+// fio, a section is global when its name starts with "global" ([global_x] too).
 #pragma once
 
 #include <cstdint>

@@ -164,7 +164,8 @@ std::optional<InputError> check_jobs_fit_policy(const Scenario& sc) {
 // flight, not its iodepth -- legal, as on Linux, but rarely what was meant. An iodepth
 // equal to the queue's size (QD1024 on 1024 entries, as the published runs) is the usual
 // setup and one short: not worth a warning.
-void warn_jobs_deeper_than_queues(const Scenario& sc, std::vector<std::string>& warnings) {
+std::vector<InputError> jobs_deeper_than_queues(const Scenario& sc) {
+  std::vector<InputError> warnings;
   for (std::size_t j = 0; j < sc.jobs.size(); ++j) {
     const JobSpec& js = sc.jobs[j];
     for (uint32_t d : js.drives) {
@@ -172,14 +173,17 @@ void warn_jobs_deeper_than_queues(const Scenario& sc, std::vector<std::string>& 
       const uint32_t depth = std::min(sc.queue_depth, sc.drives[d].profile.max_queue_depth);
       const uint32_t room = depth > 0 ? depth - 1 : 0;
       if (js.iodepth <= depth) continue;
-      warnings.push_back("/jobs/" + std::to_string(j) + "/iodepth: " + std::to_string(js.iodepth) +
-                         " is more than a queue of drive " + sc.drives[d].name + " holds (" + std::to_string(room) +
-                         " commands: queue_depth " + std::to_string(sc.queue_depth) + ", the drive's max_queue_depth " +
-                         std::to_string(sc.drives[d].profile.max_queue_depth) + ", less one): the job keeps at most " +
-                         std::to_string(room) + " in flight there, " + std::to_string(js.iodepth - room) + " fewer");
+      warnings.push_back(InputError{
+          "/jobs/" + std::to_string(j) + "/iodepth",
+          std::to_string(js.iodepth) + " is more than a queue of drive " + sc.drives[d].name + " holds (" +
+              std::to_string(room) + " commands: queue_depth " + std::to_string(sc.queue_depth) +
+              ", the drive's max_queue_depth " + std::to_string(sc.drives[d].profile.max_queue_depth) +
+              ", less one): the job keeps at most " + std::to_string(room) + " in flight there, " +
+              std::to_string(js.iodepth - room) + " fewer"});
       break;  // one warning per job
     }
   }
+  return warnings;
 }
 
 }  // namespace nvmesim

@@ -15,6 +15,9 @@ namespace nvmesim {
 
 std::optional<InputError> read_jobs(JsonReader& r, Scenario& sc, std::optional<InputError>& err);
 std::optional<InputError> check_jobs_fit_policy(const Scenario& sc);
-void warn_jobs_deeper_than_queues(const Scenario& sc, std::vector<std::string>& warnings);
+// Legal but suspect: each job deeper than a queue it submits to, as a warning in an
+// InputError's shape (its JSON path and the words), so that the loader names it at the
+// fio line that gave the iodepth, as it names an error.
+std::vector<InputError> jobs_deeper_than_queues(const Scenario& sc);
 
 }  // namespace nvmesim

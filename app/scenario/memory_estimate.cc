@@ -44,6 +44,9 @@ constexpr uint64_t kResultsPerObject = 8 << 10;
 constexpr uint64_t kTraceEventBytes = 3 * 56;
 const uint64_t kCommandRecordBytes =
     3 * (16 + sizeof(std::variant<trace::CommandRecord, trace::IrqRecord, trace::ModeRecord>));
+// The trace buffers at their smallest useful size: what the estimate counts of them.
+const uint64_t kMinTraceBufferBytes = kMinTraceRecords * kTraceEventBytes;
+const uint64_t kMinCommandBufferBytes = kMinTraceRecords * kCommandRecordBytes;
 // A mode change kept: the policy's record (times, modes, a reason of ~80 characters), the
 // results' copy, its JSON object and its text. Measured: 1.0 KB of peak RSS per entry
 // (watermark with max_loops=1 on the default scenario, 8k vs 31k entries: +23 MB).
@@ -76,7 +79,7 @@ uint64_t MemoryEstimate::total() const {
   return t;
 }
 
-MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trace) {
+MemoryEstimate estimate_memory(const Scenario& sc, const Recording& rec) {
   MemoryEstimate e;
   const uint64_t cores = sc.host.cores;
   // Requests: iodepth x numjobs per job; the path is the job that needs most.
@@ -114,20 +117,26 @@ MemoryEstimate estimate_memory(const Scenario& sc, bool trace, bool command_trac
     if (d.profile.write_path() && d.profile.media_read > Duration::zero())
       drive_bytes = add(drive_bytes, mul(d.profile.units, sizeof(Time) + sizeof(uint32_t)));
   }
-  e.parts.push_back({"requests", sc.jobs.empty() ? "/jobs" : "/jobs/" + std::to_string(req_job) + "/iodepth", mul(requests, kPerRequest)});
+  const std::string requests_path = sc.jobs.empty() ? "/jobs" : "/jobs/" + std::to_string(req_job) + "/iodepth";
+  e.parts.push_back({"requests", requests_path, mul(requests, kPerRequest)});
+  // The times only a command trace or a replay reads, in a pool beside the requests
+  // (System::run allocates it then).
+  if (rec.request_times())
+    e.parts.push_back({std::string("request times for ") + (rec.command_trace ? "--command-trace" : "--replay"),
+                       requests_path, mul(requests, sizeof(RequestTimes))});
   e.parts.push_back({"queue memory", "/queue_depth", queue_bytes});
   e.parts.push_back({"drives", "/drives", drive_bytes});
   e.parts.push_back({"job clones", sc.jobs.empty() ? "/jobs" : "/jobs/" + std::to_string(clone_job) + "/numjobs", clones_bytes});
   e.parts.push_back({"cores", "/host/cores", mul(cores, sizeof(Core) + 4 * sizeof(Task) + kResultsPerObject)});
   const uint64_t owners = timeline_owners(sc, queue_count(sc));
   if (owners) e.parts.push_back({"mode timelines", "/policy/name", mul(owners, kMinTimelineEntries * kTimelineEntryBytes)});
-  if (trace) e.parts.push_back({"trace buffer", "--trace", kMinTraceRecords * kTraceEventBytes});
-  if (command_trace) e.parts.push_back({"command trace buffer", "--command-trace", kMinTraceRecords * kCommandRecordBytes});
+  if (rec.trace) e.parts.push_back({"trace buffer", "--trace", kMinTraceBufferBytes});
+  if (rec.command_trace) e.parts.push_back({"command trace buffer", "--command-trace", kMinCommandBufferBytes});
   return e;
 }
 
-std::optional<InputError> check_memory(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace) {
-  MemoryEstimate e = estimate_memory(sc, trace, command_trace);
+std::optional<InputError> check_memory(const Scenario& sc, uint64_t limit_bytes, const Recording& rec) {
+  MemoryEstimate e = estimate_memory(sc, rec);
   if (e.requests > limits::kMaxRequests)
     return InputError{e.parts[0].path, std::to_string(e.requests) + " requests in flight (iodepth x numjobs over all jobs) is more than the model's " +
                                            std::to_string(limits::kMaxRequests)};
@@ -147,12 +156,14 @@ std::optional<InputError> check_memory(const Scenario& sc, uint64_t limit_bytes,
 
 namespace nvmesim {
 
-TraceCaps trace_caps(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace) {
+TraceCaps trace_caps(const Scenario& sc, uint64_t limit_bytes, const Recording& rec) {
   TraceCaps caps;
-  uint64_t rest = estimate_memory(sc, false, false).total();
+  // The rest of the run, without the buffers being sized here (the request times stay).
+  uint64_t rest = estimate_memory(sc, rec).total();
+  rest -= std::min(rest, (rec.trace ? kMinTraceBufferBytes : 0) + (rec.command_trace ? kMinCommandBufferBytes : 0));
   uint64_t spare = limit_bytes > rest ? limit_bytes - rest : 0;
   const bool timelines = timeline_owners(sc, queue_count(sc)) > 0;
-  uint64_t share = spare / std::max(1, int{trace} + int{command_trace} + int{timelines});  // split evenly
+  uint64_t share = spare / std::max(1, int{rec.trace} + int{rec.command_trace} + int{timelines});  // split evenly
   auto fit = [&](uint64_t record_bytes) {
     return static_cast<std::size_t>(std::clamp<uint64_t>(share / record_bytes, kMinTraceRecords, kMaxTraceRecords));
   };
@@ -161,12 +172,12 @@ TraceCaps trace_caps(const Scenario& sc, uint64_t limit_bytes, bool trace, bool 
   return caps;
 }
 
-std::size_t timeline_cap(const Scenario& sc, uint64_t limit_bytes, bool trace, bool command_trace) {
+std::size_t timeline_cap(const Scenario& sc, uint64_t limit_bytes, const Recording& rec) {
   const uint64_t owners = timeline_owners(sc, queue_count(sc));
   if (owners == 0) return kModeTimelineCap;
-  const uint64_t rest = estimate_memory(sc, trace, command_trace).total();  // the least already counted
+  const uint64_t rest = estimate_memory(sc, rec).total();  // the least already counted
   const uint64_t spare = limit_bytes > rest ? limit_bytes - rest : 0;
-  const uint64_t share = spare / static_cast<uint64_t>(1 + int{trace} + int{command_trace});
+  const uint64_t share = spare / static_cast<uint64_t>(1 + int{rec.trace} + int{rec.command_trace});
   const uint64_t more = share / mul(owners, kTimelineEntryBytes);
   return static_cast<std::size_t>(std::min<uint64_t>(add(kMinTimelineEntries, more), kModeTimelineCap));
 }

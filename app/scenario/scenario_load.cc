@@ -162,9 +162,10 @@ std::optional<InputError> read_policy(const json& p, Scenario& sc, std::optional
   return std::nullopt;
 }
 
-// Metadata for `nvmesim report`, checked and not kept: the published figures this
-// scenario reproduces.
-std::optional<InputError> check_published(const json& published, std::optional<InputError>& err) {
+}  // namespace
+
+std::optional<InputError> check_published(const json& published) {
+  std::optional<InputError> err;
   JsonReader pr(published, "/published", err);
   pr.string("source", "");
   for (const char* k : {"baseline_policy", "policy"}) {
@@ -186,6 +187,8 @@ std::optional<InputError> check_published(const json& published, std::optional<I
   pr.reject_unknown({"change_pct_range"});
   return err;
 }
+
+namespace {
 
 
 // An adaptive policy measured before its first decision is measured as its starting mode
@@ -254,7 +257,7 @@ std::optional<InputError> read_scenario(const json& doc, const std::string& base
   cover_drive_state(sc);
   cover_first_decision(sc);
   if (r.has("published")) {
-    if (auto e = check_published(r.at("published"), err)) return e;
+    if (auto e = check_published(r.at("published"))) return e;
   }
   r.reject_unknown({"host", "intremap", "drives", "policy", "jobs", "comment", "fio", "published"});
   if (err) return err;
@@ -362,8 +365,8 @@ LoadResult finish_load(json doc, const LoadOptions& opts, const std::string& bas
     const std::string dp = "/drives/" + std::to_string(i) + "/profile";
     if (auto e = check_profile_ranges(doc["drives"][i]["profile"], dp, out.warnings)) return *e;
   }
-  warn_jobs_deeper_than_queues(out.scenario, out.warnings);
-  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.trace, opts.command_trace)) return origins.name(*e);
+  for (const InputError& w : jobs_deeper_than_queues(out.scenario)) out.warnings.push_back(origins.name(w).str());
+  if (auto e = check_memory(out.scenario, opts.memory_limit, opts.recording)) return origins.name(*e);
   out.resolved = scenario_to_json(out.scenario);
   return out;
 }

@@ -13,6 +13,7 @@
 #include "app/input/input_error.h"
 #include "app/input/input_limits.h"
 #include "app/input/scenario_files.h"  // resolve_scenario_file, default_scenarios_dir
+#include "app/scenario/memory_estimate.h"  // Recording
 #include "vocab/scenario.h"
 
 namespace nvmesim {
@@ -21,11 +22,10 @@ struct LoadOptions {
   std::string base_dir;                 // resolves relative profile/CDF paths
   std::vector<std::string> overrides;   // "path=value": /jobs/0/iodepth=64 or jobs.0.iodepth=64
   std::optional<uint64_t> seed;         // --seed: wins over the scenario and overrides
-  // The estimated memory of the run (app/scenario/memory_estimate.h) must stay under this; the
-  // trace buffers count when the run will record them.
+  // The estimated memory of the run (app/scenario/memory_estimate.h) must stay under this;
+  // what the run records (trace buffers, the requests' times) counts when it will record it.
   uint64_t memory_limit = limits::kDefaultMemoryLimitBytes;
-  bool trace = false;
-  bool command_trace = false;
+  Recording recording;
 };
 
 struct LoadedScenario {
@@ -46,6 +46,9 @@ LoadResult load_scenario_json(nlohmann::json doc, const LoadOptions& opts);
 // content, as loading does; relative names resolve against `base_dir`, then the shipped
 // scenarios directory.
 std::optional<InputError> inline_profile_files(nlohmann::json& doc, const std::string& base_dir);
+// A scenario's "published" block (the published figures it reproduces: metadata for
+// `nvmesim report` and `nvmesim calibrate`, checked and not kept), errors at /published/...
+std::optional<InputError> check_published(const nlohmann::json& published);
 // Applies one "path=value" override (value parsed as JSON, else taken as a string).
 std::optional<InputError> apply_override(nlohmann::json& doc, const std::string& assignment);
 // The JSON Schema of scenario files (scenarios/schema.json, compiled in).

@@ -134,6 +134,38 @@ def test_bad_input_exits_2_naming_where(points, tmp_path, capsys):
     assert code == 2 and "cannot read" in err
 
 
+@pytest.mark.parametrize("extra, args, words", [
+    # A bound no statistic can cross made a gate that never fails, with exit 0.
+    (', "fail_above": {"iops.mape": 1e400}', [], "bad.json: /fail_above/iops.mape: must be a finite number, got inf"),
+    (', "fail_below": {"iops.pearson_r": ' + "9" * 400 + "}", [],
+     "bad.json: /fail_below/iops.pearson_r: must be a finite number, got 9999999999"),
+    ("", ["--fail-above", "iops.mape=nan"], "--fail-above 'iops.mape=nan': expected METRIC.STAT=NUMBER, a finite number"),
+    ("", ["--fail-below", "iops.within_10pct=-inf"],
+     "--fail-below 'iops.within_10pct=-inf': expected METRIC.STAT=NUMBER, a finite number"),
+    # The control: the same spec with no bound compares.
+    (', "name": "x", "comment": ""', [], None),
+])
+def test_bounds_and_files_a_spec_cannot_mean_exit_2(points, tmp_path, capsys, extra, args, words):
+    bad = tmp_path / "bad.json"
+    pair = {"measured": str(points / "m1.json"), "simulated": str(points / "s1.json")}
+    bad.write_text('{"format": "nvmesim-compare/1", "pairs": [' + json.dumps(pair) + "]" + extra + "}")
+    code, err = _main(capsys, bad, "-o", tmp_path / "out", *args)
+    if words is None:  # the same spec without them compares
+        assert code == 0, err
+        return
+    assert code == 2 and words in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_file_name_in_a_spec_exits_2_naming_it(points, tmp_path, capsys):
+    # "" was the spec's directory: ".: cannot read (Is a directory)".
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "nvmesim-compare/1",
+                               "pairs": [{"measured": "", "simulated": str(points / "s1.json")}]}))
+    code, err = _main(capsys, bad, "-o", tmp_path / "out")
+    assert code == 2 and f"{bad}: /pairs/0/measured: '' is too short" in err, err
+
+
 def _altered(points, tmp_path, change):
     doc = json.loads((points / "m1.json").read_text())
     change(doc)

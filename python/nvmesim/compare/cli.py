@@ -5,6 +5,7 @@ Exit status: 0 compared and every bound held, 1 a bound failed (the report is wr
 """
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -46,11 +47,12 @@ def _bounds(items, option):
     for item in items:
         key, sep, value = item.partition("=")
         try:
-            if not sep:
+            # nan, inf (and 1e400) make a bound that never fails: not a gate
+            if not sep or not math.isfinite(float(value)):
                 raise ValueError
             out[key.strip()] = float(value)
         except ValueError:
-            raise CompareError(f"{option} {item!r}: expected METRIC.STAT=NUMBER")
+            raise CompareError(f"{option} {item!r}: expected METRIC.STAT=NUMBER, a finite number")
     return out
 
 

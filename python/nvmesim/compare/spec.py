@@ -8,6 +8,7 @@ bounds. A JSON file (schema: SPEC_SCHEMA, docs/compare.md)::
 Relative file names are relative to the spec's directory.
 """
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,8 +37,9 @@ SPEC_SCHEMA = {
                 "type": "object", "required": ["measured", "simulated"],
                 "additionalProperties": False,
                 "properties": {"name": {"type": "string"},
-                               "measured": {"type": "string"},
-                               "simulated": {"type": "string"}},
+                               # "" would be the spec's directory: "cannot read (Is a directory)"
+                               "measured": {"type": "string", "minLength": 1},
+                               "simulated": {"type": "string", "minLength": 1}},
             },
         },
         "fail_above": _BOUNDS,
@@ -61,8 +63,19 @@ class Spec:
     fail_below: dict = field(default_factory=dict)
 
 
+def _finite(x):
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer of 400 digits
+        return False
+
+
+def _token(key):
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
 def _pointer(path):
-    return "/" + "/".join(str(p) for p in path)
+    return "/" + "/".join(_token(p) for p in path)
 
 
 def load_spec(path):
@@ -73,6 +86,13 @@ def load_spec(path):
     if errors:
         e = errors[0]
         raise CompareError(f"{path}: {_pointer(e.absolute_path)}: {e.message}")
+    # JSON has no infinity, but 1e400 reads as one: a bound no statistic can cross, a gate
+    # that never fails.
+    for key in ("fail_above", "fail_below"):
+        for name, limit in doc.get(key, {}).items():
+            if not _finite(limit):
+                raise CompareError(f"{path}: /{key}/{_token(name)}: must be a finite number, "
+                                   f"got {str(limit)[:40]}")
     base = p.parent
     pairs, seen = [], set()
     for i, entry in enumerate(doc["pairs"]):

@@ -71,6 +71,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--set drives.2.profile.units=0", "/drives/2/profile/units: must be >= 1, got 0"},
         BadInput{"--set drives.0.profile.read.dist=gamma", "/drives/0/profile/read/dist: must be one of"},
         BadInput{"--set drives.0.profile.read.mean_ns=-1", "/drives/0/profile/read/mean_ns: must be >= 1"},
+        // The shipped lognormal's sigma, kept when the distribution is switched, was ignored.
+        BadInput{"--set drives.0.profile.read.dist=constant",
+                 "/drives/0/profile/read/sigma: dist \"constant\" does not use sigma (only lognormal takes it)"},
+        BadInput{"--set drives.1.profile.write.dist=exponential",
+                 "/drives/1/profile/write/sigma: dist \"exponential\" does not use sigma (only lognormal takes it)"},
         BadInput{"--set host.irq_entry_ns=-10", "/host/irq_entry_ns: must be >= 0"},
         BadInput{"--set host.cores=0", "/host/cores: must be >= 1"},
         BadInput{"--set policy.name=bogus", "/policy/name: unknown policy \"bogus\""},
@@ -529,6 +534,46 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
   }
 }
 
+// The bad-input audit of calibrate's spec: a parameter path that is no JSON pointer and a
+// published row of the wrong types were internal errors (exit 1, nlohmann's words), a
+// published range [high, low] was fitted to its middle, and a change of -100% was named
+// at a "measured" the run did not have.
+TEST(CliCalibrate, BadParameterPathsAndPublishedRowsExitTwoNamingThem) {
+  auto published = [](const std::string& block) {
+    std::string text = read_text(small_scenario(4, "_published"));
+    return temp("nvmesim_cal_published.json", text.substr(0, text.rfind('}')) + ", \"published\": " + block + "}");
+  };
+  auto spec = [](const std::string& run, const std::string& path) {
+    return temp("nvmesim_cal_audit.json", R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
+                                              R"(], "parameters": [{"path": ")" + path + R"(", "min": 100, "max": 2000}]})");
+  };
+  const std::string measured = R"({"name": "r", "scenario": ")" + small_scenario(4, "_published") +
+                               R"(", "measured": {"iops": 5e4}})";
+  Outcome o = cli("calibrate -q " + spec(measured, "/host/irq~entry_ns"));
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("/parameters/0/path: \"~\" at character 9 is not ~0 or ~1: a JSON pointer writes \"~\" as ~0 "
+                       "and \"/\" as ~1\n"),
+            std::string::npos) << o.out;
+  const std::string change = R"("source": "x", "baseline_policy": "irq", "policy": "rate")";
+  const std::pair<std::string, std::string> rows[] = {
+      {"{" + change + R"(, "change_pct_range": ["a", "b"]})", "/published/change_pct_range: must be [low, high] percentages"},
+      {"{" + change + R"(, "change_pct_range": [10, -10]})", "/published/change_pct_range: must be [low, high] percentages"},
+      {R"({"source": "x", "baseline_policy": 5, "policy": "rate", "change_pct": 3})",
+       "/published/baseline_policy: must be a string, got 5"},
+      {"[]", "/published: must be an object"},
+  };
+  for (const auto& [block, expect] : rows) {
+    const std::string file = published(block);
+    o = cli("calibrate -q " + spec(R"({"name": "r", "published": ")" + file + R"("})", "/host/irq_entry_ns"));
+    EXPECT_EQ(o.code, 2) << block << "\n" << o.out;
+    EXPECT_NE(o.out.find("/runs/0/published: " + file + ": " + expect + "\n"), std::string::npos) << o.out;
+  }
+  o = cli("calibrate -q " + spec(R"({"name": "r", "published": ")" + published("{" + change + R"(, "change_pct": -100})") +
+                                     R"("})", "/host/irq_entry_ns"));
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("/runs/0/published: iops_ratio must be > 0 to fit (log ratio)\n"), std::string::npos) << o.out;
+}
+
 // A fit that fails (exit 2: a run does not load at a corner of the box) leaves the
 // previous profile and report as they were, and no temporary beside them.
 TEST(CliCalibrate, AFailedFitLeavesThePreviousOutputs) {
@@ -963,6 +1008,44 @@ TEST(Cli, AFioValueAnOverrideReplacedIsNamedAtItsJsonPath) {
   // A scenario's own jobs replaced by --set fio=: the file's lines are named.
   o = cli("validate " + scenario() + " --set jobs.0.iodepth=4 --set fio=" + f);
   EXPECT_NE(o.out.find("nvmesim: /fio: " + f + ":3: option 'iodepth': must be >= 1, got 0"), std::string::npos) << o.out;
+}
+
+// A drive given twice in a filename line is named at that line in the file's words (was
+// "FILE:2: option 'filename': drive nvme0 is listed twice (also at /jobs/0/drives/0)").
+TEST(Cli, AFioDriveGivenTwiceIsNamedAtItsLine) {
+  std::string f = temp("nvmesim_cli_fio_twice.fio", "[j]\nfilename=/dev/nvme0n1:/dev/nvme0n1\n");
+  const std::string expect = f + ":2: option 'filename': /dev/nvme0n1 is given twice: a job submits to each of its drives once\n";
+  Outcome o = cli("validate " + f);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_EQ(o.out, "nvmesim: " + expect);
+  o = cli("validate " + scenario() + " --set fio=" + f);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_EQ(o.out, "nvmesim: /fio: " + expect);
+}
+
+// The warning for a job deeper than its queue names the fio line of its iodepth (a
+// [global] one too), as errors do; it named /jobs/0/iodepth, a path the file never wrote.
+TEST(Cli, AFioIodepthDeeperThanTheQueueIsWarnedAtItsLine) {
+  const std::string words =
+      "4000 is more than a queue of drive nvme0 holds (1023 commands: queue_depth 1024, the drive's max_queue_depth "
+      "4096, less one): the job keeps at most 1023 in flight there, 2977 fewer";
+  std::string f = temp("nvmesim_cli_fio_deep.fio", "[global]\niodepth=4000\n[j]\nfilename=/dev/nvme0n1\n");
+  Outcome o = cli("validate " + f);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("  warning: " + f + ":2: option 'iodepth': " + words + "\n"), std::string::npos) << o.out;
+  o = cli("validate " + scenario() + " --set fio=" + f);
+  EXPECT_NE(o.out.find("  warning: /fio: " + f + ":2: option 'iodepth': " + words + "\n"), std::string::npos) << o.out;
+  // An override's value is named at its JSON path.
+  o = cli("validate " + f + " --set jobs.0.iodepth=4000");
+  EXPECT_NE(o.out.find("  warning: /jobs/0/iodepth: " + words + "\n"), std::string::npos) << o.out;
+}
+
+// fio's rule: a section whose name starts with "global" is global ([global_x] was a job).
+TEST(Cli, AFioSectionNamedGlobalSomethingIsGlobal) {
+  std::string f = temp("nvmesim_cli_fio_global.fio", "[global_x]\niodepth=8\n[j]\nfilename=/dev/nvme0n1\n");
+  Outcome o = cli("validate " + f);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find(f + ": valid (4 drive(s), 1 job section(s), policy irq)"), std::string::npos) << o.out;
 }
 
 TEST(Cli, AReportOverADirectoryWithoutPublishedScenariosSaysSo) {

@@ -123,6 +123,49 @@ TEST(FioJob, AGlobalSectionReachesOnlyTheJobsBelowIt) {
   EXPECT_EQ(std::get<InputError>(r).path, "a.fio:3");
 }
 
+// fio's rule for which section is global (parse_jobs_ini in fio's init.c:
+// `global = !strncmp(name, "global", 6)`): any name that starts with "global", as written
+// between the brackets. [global_x] was read as a job, so a file fio runs as one job ran
+// here as two, the "global" one on every drive.
+TEST(FioJob, ASectionWhoseNameStartsWithGlobalIsGlobalAsInFio) {
+  auto r = fio_text_to_scenario_patch("[global_x]\niodepth=8\n[globals]\nbs=8k\n[a]\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r)) << std::get<InputError>(r).str();
+  const auto& p = std::get<nlohmann::json>(r);
+  ASSERT_EQ(p["jobs"].size(), 1u);
+  EXPECT_EQ(p["jobs"][0]["name"], "a");
+  EXPECT_EQ(p["jobs"][0]["iodepth"], 8);
+  EXPECT_EQ(p["jobs"][0]["bs"], 8192);
+  // fio compares the name as written: another case, or a blank before it, is a job.
+  for (const char* job : {"Global", " global", "glob", "my_global"}) {
+    r = fio_text_to_scenario_patch(std::string("[") + job + "]\niodepth=8\n[a]\n", "a.fio");
+    ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r)) << job;
+    EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"].size(), 2u) << job;
+  }
+  // A file of global sections alone has no job.
+  r = fio_text_to_scenario_patch("[global1]\niodepth=1\n[global]\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).str(), "a.fio: no job section");
+}
+
+// A drive given twice in one filename line (the same device, or two namespaces of one
+// drive) is refused at that line in its own words; it was named by JSON paths the file
+// never wrote ("listed twice (also at /jobs/0/drives/0)").
+TEST(FioJob, ADriveGivenTwiceInFilenameIsNamedAtItsLine) {
+  auto error = [](const std::string& text) {
+    auto r = fio_text_to_scenario_patch(text, "a.fio");
+    return std::holds_alternative<InputError>(r) ? std::get<InputError>(r).str() : std::string("converted");
+  };
+  EXPECT_EQ(error("[j]\nfilename=/dev/nvme0n1:/dev/nvme1n1:/dev/nvme0n1\n"),
+            "a.fio:2: option 'filename': /dev/nvme0n1 is given twice: a job submits to each of its drives once");
+  EXPECT_EQ(error("[global]\nbs=4k\n[j]\nfilename=/dev/nvme2n1:/dev/nvme2n2\n"),
+            "a.fio:4: option 'filename': /dev/nvme2n1 and /dev/nvme2n2 are both drive 2 (namespaces of a drive are "
+            "not modelled apart): a job submits to each of its drives once");
+  // Two filename lines: the later one wins (fio's rule), nothing is given twice.
+  auto r = fio_text_to_scenario_patch("[j]\nfilename=/dev/nvme0n1\nfilename=/dev/nvme0n1:/dev/nvme1n1\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<nlohmann::json>(r));
+  EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["drives"], nlohmann::json({0, 1}));
+}
+
 // Each generated field with the line that gave it (the later of two), as the file spells
 // the option there; fields no line gave (a job's name) have none.
 TEST(FioJob, EachFieldRecordsTheLineItCameFrom) {

@@ -15,6 +15,7 @@
 #include "app/scenario/fio_job.h"
 #include "app/scenario/memory_estimate.h"
 #include "models/device/device.h"
+#include "models/workload/request.h"
 #include "tests/core/sim_helpers.h"
 
 namespace nvmesim {
@@ -347,7 +348,7 @@ TEST(MemoryEstimate, QueueMemoryDrivesAndTracesCountAgainstTheLimit) {
   LoadOptions small;
   small.memory_limit = 64u << 20;
   EXPECT_EQ(load_error({"host.cores=32"}, small).path, "");
-  small.trace = small.command_trace = true;  // 4 M-event buffers each
+  small.recording = {.trace = true, .command_trace = true};  // 4 M-event buffers each
   e = load_error({"host.cores=32"}, small);
   EXPECT_EQ(e.path, "--command-trace");
   // Drives: too many are refused before their profiles are read.
@@ -475,14 +476,46 @@ TEST(MemoryEstimate, TraceBuffersGetWhatTheLimitLeaves) {
   auto r = load_scenario_file(default_scenarios_dir() + "/default.json", o);
   ASSERT_TRUE(std::holds_alternative<LoadedScenario>(r));
   const Scenario& sc = std::get<LoadedScenario>(r).scenario;
-  TraceCaps both = trace_caps(sc, limits::kDefaultMemoryLimitBytes, true, true);
-  TraceCaps one = trace_caps(sc, limits::kDefaultMemoryLimitBytes, false, true);
+  TraceCaps both = trace_caps(sc, limits::kDefaultMemoryLimitBytes, {.trace = true, .command_trace = true});
+  TraceCaps one = trace_caps(sc, limits::kDefaultMemoryLimitBytes, {.command_trace = true});
   EXPECT_LT(both.command_records, one.command_records);  // two traces share the spare memory
   EXPECT_GE(both.command_records, kMinTraceRecords);
   EXPECT_LE(one.trace_events, kMaxTraceRecords);
-  TraceCaps big = trace_caps(sc, limits::kMaxMemoryLimitBytes, true, true);
+  TraceCaps big = trace_caps(sc, limits::kMaxMemoryLimitBytes, {.trace = true, .command_trace = true});
   EXPECT_EQ(big.trace_events, kMaxTraceRecords);
   EXPECT_EQ(big.command_records, kMaxTraceRecords);
+}
+
+// A command trace or a replay keeps every request's times (RequestTimes, beside the
+// requests: System::run) and the estimate counts them then, and only then: it counted the
+// 32-byte Request alone.
+TEST(MemoryEstimate, RequestTimesCountWithACommandTraceOrAReplay) {
+  const Scenario sc = testing::load_default({}).scenario;
+  const uint64_t times = 4 * 1024 * 4 * sizeof(RequestTimes);  // 4 jobs of iodepth 1024 x numjobs 4
+  auto part = [&](const Recording& rec, const std::string& what) {
+    for (const MemoryPart& p : estimate_memory(sc, rec).parts)
+      if (p.what == what) return p.path + " " + std::to_string(p.bytes);
+    return std::string("none");
+  };
+  EXPECT_EQ(part({.replay = true}, "request times for --replay"), "/jobs/0/iodepth " + std::to_string(times));
+  EXPECT_EQ(part({.command_trace = true, .replay = true}, "request times for --command-trace"),
+            "/jobs/0/iodepth " + std::to_string(times));
+  const uint64_t plain = estimate_memory(sc, {}).total();
+  EXPECT_EQ(estimate_memory(sc, {.replay = true}).total(), plain + times);
+  EXPECT_EQ(part({.trace = true}, "request times for --replay"), "none");  // a Chrome trace reads none
+  EXPECT_EQ(part({.trace = true}, "request times for --command-trace"), "none");
+  // Under a limit between the two, the replay is refused and the plain run is not.
+  LoadOptions o;
+  o.memory_limit = plain + times / 2;
+  EXPECT_EQ(load_error({}, o).str(), "");
+  o.recording.replay = true;
+  const InputError e = load_error({}, o);
+  EXPECT_NE(e.message.find("request times for --replay " + std::to_string(times) + ","), std::string::npos) << e.str();
+  EXPECT_NE(e.message.find("more than the memory limit of " + std::to_string(o.memory_limit) + " bytes"),
+            std::string::npos) << e.str();
+  // The trace buffers are sized on what the request times leave.
+  EXPECT_LT(trace_caps(sc, plain + (100u << 20), {.command_trace = true}).command_records,
+            trace_caps(sc, plain + (100u << 20) + times, {.command_trace = true}).command_records);
 }
 
 // The mode timelines (1 KB an entry kept, results included) are in the estimate and fit
@@ -498,17 +531,17 @@ TEST(MemoryEstimate, ModeTimelinesAreCountedAndCappedToTheLimit) {
   };
   const Scenario wm = load("watermark"), irq = load("irq");
   auto part = [](const Scenario& sc) {
-    for (const MemoryPart& p : estimate_memory(sc, false, false).parts)
+    for (const MemoryPart& p : estimate_memory(sc, {}).parts)
       if (p.what == "mode timelines") return p.bytes;
     return uint64_t{0};
   };
   EXPECT_EQ(part(irq), 0u);  // the baselines keep no timeline
   EXPECT_EQ(part(wm), 16u * kMinTimelineEntries * 1024);  // the 16 queues the jobs use
-  const std::size_t small = timeline_cap(wm, 70ull << 20, false, false);
+  const std::size_t small = timeline_cap(wm, 70ull << 20, {});
   EXPECT_GE(small, kMinTimelineEntries);
   EXPECT_LT(small, kModeTimelineCap);
-  EXPECT_LT(timeline_cap(wm, 70ull << 20, true, true), small);  // shared with two traces
-  EXPECT_EQ(timeline_cap(wm, limits::kMaxMemoryLimitBytes, false, false), kModeTimelineCap);
+  EXPECT_LT(timeline_cap(wm, 70ull << 20, {.trace = true, .command_trace = true}), small);  // shared with two traces
+  EXPECT_EQ(timeline_cap(wm, limits::kMaxMemoryLimitBytes, {}), kModeTimelineCap);
 }
 
 TEST(MemoryEstimate, ACappedTimelineCountsWhatItDropsAndSaysSo) {

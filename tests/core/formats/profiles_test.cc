@@ -135,6 +135,44 @@ TEST(Profiles, MalformedRangesAreInputErrorsNamingTheirKey) {
             "\"/irq_entry_ns\" or \"/read/mean_ns\")");
 }
 
+// A distribution's parameter given to a distribution that does not use it is refused,
+// naming the distributions that take it: sigma on a constant or exponential one was read
+// and ignored without a word.
+TEST(Profiles, ADistributionParameterTheDistributionDoesNotUseIsRefused) {
+  struct Case {
+    nlohmann::json read;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{{"dist", "constant"}, {"mean_ns", 1000}, {"sigma", 0.5}},
+       "/drives/0/profile/read/sigma: dist \"constant\" does not use sigma (only lognormal takes it)"},
+      {{{"dist", "exponential"}, {"mean_ns", 1000}, {"sigma", 0}},
+       "/drives/0/profile/read/sigma: dist \"exponential\" does not use sigma (only lognormal takes it)"},
+      {{{"dist", "empirical"}, {"cdf", {{1.0, 100}}}, {"mean_ns", 1000}},
+       "/drives/0/profile/read/mean_ns: dist \"empirical\" does not use mean_ns (constant, exponential and lognormal take it)"},
+      {{{"mean_ns", 1000}, {"cdf", {{1.0, 100}}}},  // dist defaults to lognormal
+       "/drives/0/profile/read/cdf: dist \"lognormal\" does not use cdf (only empirical takes it)"},
+      {{{"dist", "constant"}, {"mean_ns", 1000}, {"cdf_file", "x.csv"}},
+       "/drives/0/profile/read/cdf_file: dist \"constant\" does not use cdf_file (only empirical takes it)"},
+  };
+  for (const Case& c : cases) {
+    auto doc = testing::ideal_scenario();
+    doc["drives"][0]["profile"]["read"] = c.read;
+    auto r = load_scenario_json(doc, LoadOptions{});
+    ASSERT_TRUE(std::holds_alternative<InputError>(r)) << c.read.dump();
+    EXPECT_EQ(std::get<InputError>(r).str(), c.error);
+  }
+  // The resolved document gives sigma to the lognormal alone, so it loads again.
+  auto doc = testing::ideal_scenario();
+  doc["drives"][0]["profile"]["write"] = {{"dist", "exponential"}, {"mean_ns", 2000}};
+  doc["drives"][0]["profile"]["read"] = {{"dist", "lognormal"}, {"mean_ns", 3000}};
+  const LoadedScenario loaded = testing::load_or_fail(doc);
+  const auto& profile = loaded.resolved["drives"][0]["profile"];
+  EXPECT_FALSE(profile["write"].contains("sigma")) << profile["write"].dump();
+  EXPECT_EQ(profile["read"]["sigma"], 0.3);
+  testing::load_or_fail(loaded.resolved);
+}
+
 // A value outside its documented range is legal (sweeps explore there) and warned about,
 // in the loaded scenario and in the run's results; inside (ends included) it is not.
 TEST(Profiles, AValueOutsideItsRangeRunsAndWarns) {

@@ -421,7 +421,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadTrace{"iolog_bad_length", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 0\n",
                  "t.csv:3: column 5 (length)"},
         BadTrace{"iolog_fields", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0\n",
-                 "t.csv:3: expected TIME FILE ACTION [OFFSET LENGTH], got 4 fields"}));
+                 "t.csv:3: expected TIME FILE ACTION [OFFSET LENGTH], got 4 fields"},
+        // The bad-input audit: both were accepted without a word. A column named twice was
+        // read from the first; a length that is no whole number of blocks was simulated.
+        BadTrace{"column_twice", "kind,t_ns,queue,cid,op,lba,blocks,submit_ns,doorbell_ns,cqe_posted_ns,cqe_seen_ns,t_ns\n",
+                 "t.csv:1: column t_ns: named twice in the header (fields 2 and 12): the replay would read the first "
+                 "and ignore the other"},
+        BadTrace{"iolog_partial_block", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 100\n",
+                 "t.csv:3: column 5 (length): expected a length of whole 512-byte blocks, from 512 to 2147483648 "
+                 "bytes, got '100'"},
+        BadTrace{"iolog_partial_block_large", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 write 0 4097\n",
+                 "t.csv:3: column 5 (length): expected a length of whole 512-byte blocks"}));
 
 // The accepted form of the rows above: an inflight row whose unit finished in the window
 // but whose CQE was not posted keeps that unit's end for --replay-service, and is served

@@ -157,7 +157,7 @@ TEST(PartitionedRun, ResultsAreByteIdenticalForAnyNumberOfThreads) {
 // System (the loader's check) but not two runs the partitions one at a time, same results.
 TEST(PartitionedRun, NoMoreSystemsAtOnceThanTheMemoryLimitHolds) {
   const LoadedScenario ls = default_short();
-  const uint64_t one_system = estimate_memory(ls.scenario, false, false).total();
+  const uint64_t one_system = estimate_memory(ls.scenario, {}).total();
   RunOptions o;
   o.threads = 4;
   o.memory_limit = one_system + one_system / 2;
