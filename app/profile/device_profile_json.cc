@@ -2,6 +2,7 @@
 
 #include <array>
 #include <sstream>
+#include <string_view>
 
 #include "app/input/input_file.h"
 #include "app/input/input_limits.h"
@@ -99,14 +100,18 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
   d.kind = kind == "constant" ? DistSpec::Kind::constant
          : kind == "exponential" ? DistSpec::Kind::exponential
          : kind == "lognormal" ? DistSpec::Kind::lognormal : DistSpec::Kind::empirical;
-  for (const DistParameter& p : kDistParameters)
-    if (r.ok() && r.has(p.key) && !p.used_by[static_cast<std::size_t>(d.kind)])
-      r.fail(p.key, "dist \"" + kind + "\" does not use " + p.key + " (" + p.users + ")");
+  for (const DistParameter& p : kDistParameters) {
+    if (!r.ok() || !r.has(p.key) || p.used_by[static_cast<std::size_t>(d.kind)]) continue;
+    // A sigma of 0 asks for no spread, which a constant or exponential has: resolved
+    // documents written before 2026-12-05 carry one on every distribution, and load still.
+    if (std::string_view(p.key) == "sigma" && j.at("sigma").is_number() && j.at("sigma").get<double>() == 0.0) continue;
+    r.fail(p.key, "dist \"" + kind + "\" does not use " + p.key + " (" + p.users + ")");
+  }
   if (!r.ok()) return d;
   if (d.kind != DistSpec::Kind::empirical) {
     d.mean = r.duration("mean_ns", Duration::us(70), Duration::ns(1), kMaxLatency, Duration::ns(1));
     if (d.kind == DistSpec::Kind::lognormal) d.sigma = r.number("sigma", 0.3, 0.0, 5.0);
-    r.reject_unknown({"comment", "per_extra_4k_ns"});
+    r.reject_unknown({"comment", "per_extra_4k_ns", "sigma"});  // sigma: lognormal's, or a 0 let through above
     return d;
   }
   // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.

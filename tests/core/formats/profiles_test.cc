@@ -146,7 +146,7 @@ TEST(Profiles, ADistributionParameterTheDistributionDoesNotUseIsRefused) {
   const std::vector<Case> cases = {
       {{{"dist", "constant"}, {"mean_ns", 1000}, {"sigma", 0.5}},
        "/drives/0/profile/read/sigma: dist \"constant\" does not use sigma (only lognormal takes it)"},
-      {{{"dist", "exponential"}, {"mean_ns", 1000}, {"sigma", 0}},
+      {{{"dist", "exponential"}, {"mean_ns", 1000}, {"sigma", 0.1}},
        "/drives/0/profile/read/sigma: dist \"exponential\" does not use sigma (only lognormal takes it)"},
       {{{"dist", "empirical"}, {"cdf", {{1.0, 100}}}, {"mean_ns", 1000}},
        "/drives/0/profile/read/mean_ns: dist \"empirical\" does not use mean_ns (constant, exponential and lognormal take it)"},
@@ -171,6 +171,12 @@ TEST(Profiles, ADistributionParameterTheDistributionDoesNotUseIsRefused) {
   EXPECT_FALSE(profile["write"].contains("sigma")) << profile["write"].dump();
   EXPECT_EQ(profile["read"]["sigma"], 0.3);
   testing::load_or_fail(loaded.resolved);
+  // A resolved document written before 2026-12-05 gave every distribution a sigma, 0 where
+  // it had none: no spread is what a constant or exponential has, so it still loads.
+  auto old = testing::ideal_scenario();
+  old["drives"][0]["profile"]["read"] = {{"dist", "constant"}, {"mean_ns", 1000}, {"sigma", 0}};
+  old["drives"][0]["profile"]["write"] = {{"dist", "exponential"}, {"mean_ns", 2000}, {"sigma", 0.0}};
+  testing::load_or_fail(old);
 }
 
 // A value outside its documented range is legal (sweeps explore there) and warned about,
