@@ -97,6 +97,18 @@ def test_shipped_matrix_lists_over_500_cases_from_the_command_line():
     assert lines[-1].startswith(f"{len(lines) - 2} cases x 5 seeds x 2 arms (irq, watermark)")
 
 
+def test_a_reader_that_stops_early_ends_the_listing_quietly():
+    # `nvmesim ab --list | head -2`: the reader goes (here before the listing is written,
+    # so that its first write meets a closed pipe whatever the pipe's buffer holds); the
+    # command ends as a C tool killed by SIGPIPE would (141), with no traceback.
+    proc = subprocess.Popen([sys.executable, "-m", "nvmesim.ab", str(SHIPPED), "--list"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait() == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
 def test_shipped_matrix_has_the_evaluation_shape():
     m = load_matrix(SHIPPED)
     assert len(m.cases) == 512 and m.seeds == [1, 2, 3, 4, 5]

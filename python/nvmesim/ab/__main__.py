@@ -1,7 +1,6 @@
 """``python3 -m nvmesim.ab``: the ``nvmesim ab`` command."""
 
-import sys
-
+from .._command import run
 from .cli import main
 
-sys.exit(main())
+run(main)

@@ -1,7 +1,6 @@
 """``python3 -m nvmesim.compare``: the ``nvmesim compare`` command."""
 
-import sys
-
+from .._command import run
 from .cli import main
 
-sys.exit(main())
+run(main)
