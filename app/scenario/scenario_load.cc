@@ -217,6 +217,9 @@ void cover_drive_state(Scenario& sc) {
     if (!writes) continue;
     for (uint32_t d : j.drives) settle = std::max(settle, FlashWrites::drawn_state_settling(sc.drives[d].profile));
   }
+  // In whole microseconds, up: the resolved scenario states warmup_us, and reloaded it must
+  // run the same warm-up without lengthening it again (by the part of a microsecond).
+  settle = Duration::us((settle.count_ns() + 999) / 1000);
   if (sc.warmup >= settle) return;
   sc.warmup_given = sc.warmup;
   sc.warmup_drive_state = settle;
