@@ -14,19 +14,23 @@
 //   1. IRQ-measure [irq_measure] Interrupts as B0: drain, count. When a window is full,
 //      D_irq = its duration and the pace P = D_irq / window. If P <= enter_gap_ns (the
 //      completions come densely enough that an interrupt each is a real share of the
-//      core) -> 2 (poll try); else a new window.
+//      core) -> 2 (poll try); else a new window. The window's two halves, each at its own
+//      pace, put a whole window at e1 and e2: S = |e1 - e2| x halves_1024 / 1024 is how
+//      much this window says about the next one (a drifting or bursty pace: a large S);
+//      S >= D_irq (no try could win) -> a new window, no try.
 //   2. Poll-try [poll_try] Mask the vector (disable_irq_nosync), wake the IRQ thread. The
 //      thread polls as policy A's: a pending CQE -> drain, cond_resched; none -> fsleep
 //      interval_us. Its window opens at its first drain, as an interrupt window does
 //      (before that it has measured no pace: its commands are still at the device, or
 //      the application holds them between its batches); count n completions over t
 //      since then. The try wins if it fills its window with t * 1024 < D_irq * (1024 -
-//      margin_1024) (exact integers: faster by the margin):
+//      margin_1024) and t + S < D_irq (exact integers: faster by the margin and by the
+//      halves' spread):
 //      - at n >= window: a win -> 3 (success), else 4;
 //      - before that, on an empty pass, behind: t * window > n * D_irq + behind_slack_us
 //        * window (slower than the interrupt pace by more than the slack) -> 4 at once;
 //      - and once the time since the try began reaches D_irq * (1024 - margin_1024) /
-//        1024 it can no longer win -> 4.
+//        1024, or D_irq - S, it can no longer win -> 4.
 //   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1. Each
 //      hold window is measured too: one that took more than D_irq * (1024 + margin_1024) /
 //      1024 (polling is no longer faster than the interrupts were: the drive or the load
@@ -42,15 +46,18 @@
 // While polling, a hard IRQ that still reaches the handler (the lazy disable lets one in)
 // counts irq_while_polling and does nothing else.
 //
-// Integer work per completion, O(1): counts, a multiply-compare per drain. Per-queue state
-// a driver could keep: the state, two counters, two times, the failure count.
+// Integer work per completion, O(1): counts, a multiply-compare per drain; S once per
+// window (128-bit products, as mul_u64_u64_div_u64). Per-queue state a driver could keep:
+// the state, four counters, three times, S, the failure count.
 //
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
 // ms where B's 8192 take tens), enter_gap_ns 10 000 as policy B's, interval_us 30 and
 // inflight_low 3 as policy A's, behind_slack_us 100 (the thread's wake-up and a few
 // interval_us sleeps), margin 1/32 (~3%: a try must win by more than the run-to-run noise
-// of a window), hold_windows 64, backoff_windows 16.
+// of a steady window), halves_1024 1024 (the halves' spread itself: with a steady pace the
+// difference of a try's window and D_irq is about as large as the halves' e1 - e2),
+// hold_windows 64, backoff_windows 16.
 //
 // Runner: eligible queues are I/O queues with a dedicated MSI-X vector and no threaded
 // interrupts (as A and B); on_interrupt in hard IRQ, on_thread in the queue's real-time
@@ -79,7 +86,8 @@ struct MeasuredParams {
   int64_t behind_slack_us = 100;
   int64_t hold_windows = 64;
   int64_t backoff_windows = 16;
-  static constexpr std::array<ParamField<MeasuredParams>, 8> kFields{{
+  int64_t halves_1024 = 1024;
+  static constexpr std::array<ParamField<MeasuredParams>, 9> kFields{{
       {"window", &MeasuredParams::window, 16, 1 << 20, "completions",
        "completions per measuring window, in interrupt and in polling mode"},
       {"enter_gap_ns", &MeasuredParams::enter_gap_ns, 1, 1000000000, "ns",
@@ -96,6 +104,9 @@ struct MeasuredParams {
        "windows of polling after a successful try before measuring interrupts again"},
       {"backoff_windows", &MeasuredParams::backoff_windows, 0, 1 << 20, "windows",
        "windows of interrupts without trying after a failed try, doubled per consecutive failure (up to 64x)"},
+      {"halves_1024", &MeasuredParams::halves_1024, 0, 8192, "1/1024",
+       "a try must also win by this share of how far apart the interrupt window's two halves put a whole "
+       "window (0: by the margin alone)"},
   }};
 };
 
@@ -121,7 +132,8 @@ class MeasuredPolicy {
         margin_(p.margin_1024),
         slack_ns_(p.behind_slack_us * 1000),
         hold_windows_(static_cast<uint64_t>(p.hold_windows)),
-        backoff_windows_(static_cast<uint64_t>(p.backoff_windows)) {}
+        backoff_windows_(static_cast<uint64_t>(p.backoff_windows)),
+        halves_(p.halves_1024) {}
 
   static std::optional<ParamError> check(const Params& p, uint32_t queue_depth) {
     if (p.inflight_low >= static_cast<int64_t>(queue_depth))
@@ -159,10 +171,14 @@ class MeasuredPolicy {
     }
     // 1: exact, no rounding: D_irq / window <= enter_gap_ns
     if (took.count_ns() > enter_gap_ns_ * static_cast<int64_t>(window_)) return restart(q);
+    const int64_t spread = halves_spread(q);
+    if (spread >= took.count_ns()) return restart(q);  // the halves disagree by a window: no pace to beat
     d_irq_ns_ = std::max<int64_t>(took.count_ns(), 1);
+    spread_ns_ = spread;
     resumed_ = false;
     start_try(q, "measured: window of " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
-                     " us by interrupts, at most " + std::to_string(enter_gap_ns_) + " ns apart");
+                     " us by interrupts, at most " + std::to_string(enter_gap_ns_) + " ns apart, its halves " +
+                     std::to_string(spread_ns_ / 1000) + " us apart");
   }
 
   template <QueueEnv Q>
@@ -224,13 +240,34 @@ class MeasuredPolicy {
   enum class State { measure, try_poll, hold, backoff };
 
   // Adds n completions to the window; true when that fills it (the overshoot is dropped).
+  // Notes when the window passed its half, for halves_spread.
   template <QueueEnv Q>
   bool count(Q& q, uint32_t n) {
-    open_at_first_drain(q);
+    if (open_at_first_drain(q)) first_n_ = n;
     window_count_ += n;
+    if (mid_count_ == 0 && 2 * window_count_ >= window_) {
+      mid_count_ = window_count_;
+      mid_ = q.now();
+    }
     if (window_count_ < window_) return false;
+    filled_count_ = window_count_;
     window_count_ = 0;
     return true;
+  }
+  // 1: how far apart the window's two halves put a whole window (each half's pace times
+  // `window`), times halves_1024 / 1024; 0 when a half has no completions of its own. The
+  // opening drain's CQEs were there when the window opened, so neither half has them. A
+  // pace that drifts over the window (a drive working off its state) or comes in bursts
+  // (garbage collection) puts the halves far apart, and a try must then win by that much:
+  // the interrupt window says less about the next window than the margin assumes.
+  template <QueueEnv Q>
+  int64_t halves_spread(Q& q) const {
+    if (halves_ == 0 || mid_count_ <= first_n_ || filled_count_ <= mid_count_) return 0;
+    const __int128 c1 = mid_count_ - first_n_, c2 = filled_count_ - mid_count_;
+    const __int128 h1 = (mid_ - start_).count_ns(), h2 = (q.now() - mid_).count_ns();
+    __int128 d = (h1 * c2 - h2 * c1) * static_cast<__int128>(window_);  // (e1 - e2) x c1 x c2
+    if (d < 0) d = -d;
+    return static_cast<int64_t>(d * halves_ / (1024 * c1 * c2));
   }
   template <QueueEnv Q>
   void start_try(Q& q, std::string reason) {  // 2
@@ -242,25 +279,27 @@ class MeasuredPolicy {
     q.mask_vector();
     q.wake_thread();
   }
-  // A window opens at its first drain: those CQEs are its first.
+  // A window opens at its first drain: those CQEs are its first. True when it opens now.
   template <QueueEnv Q>
-  void open_at_first_drain(Q& q) {
-    if (window_count_ == 0 && !started_) {
-      started_ = true;
-      start_ = q.now();
-    }
+  bool open_at_first_drain(Q& q) {
+    if (window_count_ != 0 || started_) return false;
+    started_ = true;
+    start_ = q.now();
+    return true;
   }
   template <QueueEnv Q>
   void restart(Q& q) {
     window_count_ = 0;
+    first_n_ = mid_count_ = 0;
     started_ = true;
     start_ = q.now();
   }
   // 2: has the try taken as long as a winning window may (exact: t * 1024 against
-  // D_irq * (1024 - margin))?
+  // D_irq * (1024 - margin), and t against D_irq less the halves' spread)?
   template <QueueEnv Q>
   bool cannot_win(Q& q) const {
-    return (q.now() - try_start_).count_ns() * 1024 >= d_irq_ns_ * (1024 - margin_);
+    const int64_t t = (q.now() - try_start_).count_ns();
+    return t * 1024 >= d_irq_ns_ * (1024 - margin_) || t + spread_ns_ >= d_irq_ns_;
   }
   // 2: has the try, once it found CQEs, fallen behind the interrupt pace by the slack?
   template <QueueEnv Q>
@@ -271,7 +310,7 @@ class MeasuredPolicy {
   }
   template <QueueEnv Q>
   ThreadStep judge_try(Q& q, uint32_t n) {
-    if (n > 0) open_at_first_drain(q);
+    if (n > 0 && open_at_first_drain(q)) first_n_ = n;
     window_count_ += n;
     if (cannot_win(q)) return fail(q);
     if (window_count_ < window_) return behind(q) ? fail(q) : ThreadStep::resched();
@@ -320,6 +359,7 @@ class MeasuredPolicy {
   int64_t margin_;
   int64_t slack_ns_;
   uint64_t hold_windows_, backoff_windows_;
+  int64_t halves_;
 
   State state_ = State::measure;
   bool started_ = false;  // the current window has opened
@@ -327,6 +367,10 @@ class MeasuredPolicy {
   Time try_start_;  // the current try began then
   uint64_t window_count_ = 0;
   int64_t d_irq_ns_ = 1;
+  int64_t spread_ns_ = 0;  // the try must also win by this (halves_spread of D_irq's window)
+  uint64_t first_n_ = 0;   // the CQEs of the drain that opened the window
+  uint64_t mid_count_ = 0, filled_count_ = 0;  // the count when the window passed its half; when it filled
+  Time mid_;
   uint64_t hold_left_ = 0;
   uint64_t backoff_left_ = 0, backoff_total_ = 0;
   uint32_t failures_ = 0;

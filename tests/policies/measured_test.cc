@@ -53,9 +53,11 @@ void expect_first_backoff(const MeasuredPolicy& p) {
 
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
-  ASSERT_EQ(k.size(), 8u);
+  ASSERT_EQ(k.size(), 9u);
   EXPECT_EQ(k[0].name, "window");
   EXPECT_EQ(k[0].default_value, 1024);
+  EXPECT_EQ(k[8].name, "halves_1024");
+  EXPECT_EQ(k[8].default_value, 1024);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
   ASSERT_TRUE(deep);
@@ -176,6 +178,61 @@ TEST(MeasuredPolicy, ABurstyTryIsJudgedOnItsWindow) {
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(25)).kind, Kind::sleep);
   EXPECT_EQ(pass(p, q, 16, 40, Duration::us(3)).kind, Kind::resched);
   EXPECT_EQ(p.mode(), "poll_hold");
+}
+
+// 1 -> 2: an interrupt window whose pace drifts (its second half at half the first's pace:
+// 16 in 25 us, the halves putting a window at 20 and 40 us) says less about the next
+// window than the margin assumes; a try must win by the halves' spread too (20 us): fill
+// its window within 5 us of its start. 16 in 4 us wins; 8 in 6 us can no longer win.
+TEST(MeasuredPolicy, ADriftingPaceMustBeBeatenByItsHalvesSpread) {
+  auto drifting = [](MeasuredPolicy& p, FakeQueueEnv& q) {
+    irq(p, q, 4, 40, Duration::us(10));  // opens the window: these 4 are in neither half
+    irq(p, q, 4, 40, Duration::us(5));   // half: 4 in 5 us
+    irq(p, q, 4, 40, Duration::us(10));
+    irq(p, q, 4, 40, Duration::us(10));  // 8 in 20 us
+  };
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  drifting(p, q);
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_NE(q.modes.back().reason.find("halves 20 us apart"), std::string::npos) << q.modes.back().reason;
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(2)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(2)).kind, Kind::resched);
+  EXPECT_EQ(p.mode(), "poll_hold");
+
+  MeasuredPolicy slow(small());
+  FakeQueueEnv q2;
+  drifting(slow, q2);
+  EXPECT_EQ(pass(slow, q2, 8, 40, Duration::us(3)).kind, Kind::resched);
+  EXPECT_EQ(pass(slow, q2, 8, 40, Duration::us(3)).kind, Kind::park) << "6 us: 6 + 20 >= 25";
+  expect_first_backoff(slow);
+
+  // halves_1024 0: the margin alone, as before (16 in 20 us against 25 us wins).
+  MeasuredParams off = small();
+  off.halves_1024 = 0;
+  MeasuredPolicy margin_only(off);
+  FakeQueueEnv q3;
+  drifting(margin_only, q3);
+  EXPECT_EQ(pass(margin_only, q3, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(pass(margin_only, q3, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(margin_only.mode(), "poll_hold");
+}
+
+// 1: halves a whole window apart (4 in 1 us, then 8 in 40 us: 4 and 80 us against a window
+// of 41 us) leave no pace a try could beat: a new window, no try, no failure; a steady
+// window after it starts one.
+TEST(MeasuredPolicy, HalvesAWindowApartStartNoTry) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq(p, q, 4, 40, Duration::us(10));
+  irq(p, q, 4, 40, Duration::us(1));
+  irq(p, q, 4, 40, Duration::us(20));
+  irq(p, q, 4, 40, Duration::us(20));
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_FALSE(q.did("mask"));
+  EXPECT_EQ(p.failures(), 0u);
+  irq_window(p, q, 40);
+  EXPECT_EQ(p.mode(), "poll_try");
 }
 
 // 3: a hold window slower than the interrupts were (by more than the margin: over
