@@ -89,8 +89,9 @@ struct DeviceProfile {
   double over_provisioning = 0;          // spare / user capacity
   double utilization = 1;                // share of the user capacity holding valid data
   DriveState state = DriveState::steady;
-  // Run-to-run spread: each seed starts the drive with buffer fill ~ U[0, max] of the
+  // The drive's state at the run's start, drawn per seed: buffer fill ~ U[min, max] of the
   // buffer and a garbage-collection backlog ~ U[0, max] of work per target.
+  double initial_buffer_fill_min = 0;
   double initial_buffer_fill_max = 0;
   Duration initial_gc_backlog_max = Duration::zero();
   bool write_path() const { return program > Duration::zero(); }

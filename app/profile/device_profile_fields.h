@@ -69,6 +69,10 @@ inline constexpr DeviceField kDeviceFields[] = {
      .write = WriteBack::unless_default, .doc = "share of the user capacity that holds valid data"},
     {.key = "state", .member = &DeviceProfile::state, .choices = kDriveStateNames, .write = WriteBack::unless_default,
      .doc = "steady: preconditioned (garbage collection at its write amplification); fob: fresh out of the box"},
+    {.key = "initial_buffer_fill_min", .member = &DeviceProfile::initial_buffer_fill_min, .min = 0, .max = 1,
+     .write = WriteBack::unless_default,
+     .doc = "each seed starts the write buffer at least this full (uniform draw up to initial_buffer_fill_max, share "
+            "of the buffer)"},
     {.key = "initial_buffer_fill_max", .member = &DeviceProfile::initial_buffer_fill_max, .min = 0, .max = 1,
      .write = WriteBack::unless_default,
      .doc = "each seed starts the write buffer this full at most (uniform draw, share of the buffer)"},

@@ -168,6 +168,10 @@ void read_device_services(JsonReader& r, DeviceProfile& d, const std::string& ba
 }
 
 void check_write_path(JsonReader& r, const DeviceProfile& d) {
+  if (d.initial_buffer_fill_min > d.initial_buffer_fill_max)
+    r.fail("initial_buffer_fill_min", "must be <= initial_buffer_fill_max (" +
+                                          (std::ostringstream() << d.initial_buffer_fill_max).str() + "), got " +
+                                          (std::ostringstream() << d.initial_buffer_fill_min).str());
   if (!d.write_path()) return;
   const std::string on = " with the write path on (program_ns > 0)";
   if (d.media_read <= Duration::zero())

@@ -36,7 +36,8 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
   // The initial state: its own stream, drawn whether or not it is used, so that nothing
   // else's draws depend on it.
   sim::Rng rng(seed, sim::stream_key("drive_state", index));
-  const double fill = rng.uniform() * p.initial_buffer_fill_max;
+  // min + u (max - min) is u x max exactly when min is 0 (the draws before min existed).
+  const double fill = p.initial_buffer_fill_min + rng.uniform() * (p.initial_buffer_fill_max - p.initial_buffer_fill_min);
   const double backlog = rng.uniform();
   initial_fill_ = static_cast<uint64_t>(fill * static_cast<double>(buffer_.capacity()));
   if (collects_) {

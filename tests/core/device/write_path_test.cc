@@ -155,6 +155,43 @@ TEST(WritePath, EachSeedStartsFromItsOwnDrawnStateAndTheSameSeedRepeats) {
   EXPECT_EQ(testing::run(doc).dump(), testing::run(doc).dump());
 }
 
+// A window stands for a long run's steady state. A host that outruns the flash keeps the
+// buffer full there; started empty, a short window would measure the buffer absorbing the
+// excess instead (issue 33: 8 and 16 D7-PS1010 at 420K against a flash at 400K, 0.4 s to
+// fill). Started full (initial_buffer_fill_min 1), the window is the flash's rate from its
+// first microsecond; a host slower than the flash is not held by a full start.
+TEST(WritePath, AFullStartIsTheSteadyStateOfAHostThatOutrunsTheFlash) {
+  auto doc = small_drive_writes();
+  doc["drives"][0]["profile"]["write_buffer_kib"] = 16384;  // 4,096 writes
+  doc["duration_us"] = 20000;
+  const double wa = greedy_write_amplification(kOp, 1.0);
+  const double per_program = kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs;
+  const double rate = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  doc["jobs"][0]["rate_iops"] = std::floor(2 * rate);  // ~0.2 s to fill an empty buffer
+  auto empty = testing::run(doc);
+  EXPECT_GT(empty["aggregate"]["iops"].get<double>(), 1.9 * rate);  // the buffer absorbing
+  EXPECT_EQ(write_path(empty)["buffer_stalls"].get<uint64_t>(), 0u);
+  doc["drives"][0]["profile"]["initial_buffer_fill_min"] = 1.0;
+  doc["drives"][0]["profile"]["initial_buffer_fill_max"] = 1.0;
+  for (int seed = 1; seed <= 3; ++seed) {
+    doc["seed"] = seed;
+    auto full = testing::run(doc);
+    EXPECT_NEAR(full["aggregate"]["iops"].get<double>(), rate, 0.05 * rate) << "seed " << seed;
+    EXPECT_GT(write_path(full)["buffer_stalls"].get<uint64_t>(), 0u) << "seed " << seed;
+  }
+  // A host at a quarter of the flash's rate finds space once the first programs end (in the
+  // warm-up): its writes are acknowledged as with an empty buffer.
+  doc["jobs"][0]["rate_iops"] = std::floor(rate / 4);
+  auto slow_full = testing::run(doc);
+  doc["drives"][0]["profile"]["initial_buffer_fill_min"] = 0.0;
+  doc["drives"][0]["profile"]["initial_buffer_fill_max"] = 0.0;
+  auto slow_empty = testing::run(doc);
+  EXPECT_EQ(write_path(slow_full)["buffer_stalls"].get<uint64_t>(), 0u);
+  EXPECT_NEAR(slow_full["aggregate"]["iops"].get<double>(), slow_empty["aggregate"]["iops"].get<double>(),
+              0.01 * slow_empty["aggregate"]["iops"].get<double>());
+  EXPECT_EQ(slow_full["aggregate"]["latency_ns"]["p99"], slow_empty["aggregate"]["latency_ns"]["p99"]);
+}
+
 // Sequential writes owe no relocation: a relocation in their window is the drawn state's,
 // still being worked off. The loader's warm-up covers the largest state the profile can
 // draw, so no seed's window starts inside it (issue 33: a 4 ms warm-up of the A/B matrices
@@ -250,6 +287,16 @@ TEST(WritePath, BadProfilesNameTheField) {
   doc = small_drive_writes();
   doc["drives"][0]["profile"]["block_kib"] = 8;
   EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/block_kib: must be >= program_kib", 0), 0u) << load_error(doc);
+  doc = small_drive_writes();
+  doc["drives"][0]["profile"]["initial_buffer_fill_min"] = 0.5;
+  doc["drives"][0]["profile"]["initial_buffer_fill_max"] = 0.25;
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/initial_buffer_fill_min: must be <= initial_buffer_fill_max "
+                                  "(0.25), got 0.5",
+                                  0),
+            0u)
+      << load_error(doc);
+  doc["drives"][0]["profile"]["initial_buffer_fill_min"] = 1.5;
+  EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/initial_buffer_fill_min: must be <= 1", 0), 0u) << load_error(doc);
   doc = small_drive_writes();
   doc["drives"][0]["profile"]["state"] = "aged";
   EXPECT_EQ(load_error(doc).rfind("/drives/0/profile/state: must be one of steady, fob", 0), 0u) << load_error(doc);
