@@ -17,7 +17,13 @@
 //      core) -> 2 (poll try); else a new window. The window's two halves, each at its own
 //      pace, put a whole window at e1 and e2: S = |e1 - e2| x halves_1024 / 1024 is how
 //      much this window says about the next one (a drifting or bursty pace: a large S);
-//      S >= D_irq (no try could win) -> a new window, no try.
+//      S >= D_irq (no try could win) -> a new window, no try. The latencies (submission to
+//      CQE consumed, in quarter-octave buckets) of the commands submitted and completed
+//      in the window give its tail T_irq: how many buckets its p99 lies above its p50;
+//      T_irq > tail_max_quarter_octaves -> a new window, no try (a p99 that far above the
+//      p50 is rare stalls, e.g. writes waiting for a full buffer while the drive works
+//      off garbage collection owed: whether one falls in a window decides its tail, so it
+//      is no yardstick for the next).
 //   2. Poll-try [poll_try] Mask the vector (disable_irq_nosync), wake the IRQ thread. The
 //      thread polls as policy A's: a pending CQE -> drain, cond_resched; none -> fsleep
 //      interval_us. Its window opens at its first drain, as an interrupt window does
@@ -25,8 +31,12 @@
 //      the application holds them between its batches); count n completions over t
 //      since then. The try wins if it fills its window with t * 1024 < D_irq * (1024 -
 //      margin_1024) and t + S < D_irq (exact integers: faster by the margin and by the
-//      halves' spread):
-//      - at n >= window: a win -> 3 (success), else 4;
+//      halves' spread), and its own completions' tail (p99 over p50) is at most T_irq +
+//      tail_quarter_octaves (polling must not stretch the completions' tail: where it
+//      lets the host outrun the drive, e.g. writes on a drive whose write buffer is full,
+//      the commands the host no longer holds queue in the drive instead, at equal IOPS;
+//      the p50 falls and the p99 rises):
+//      - at n >= window: a win -> 3 (success), else 4 (also when only the tail lost);
 //      - before that, on an empty pass, behind: t * window > n * D_irq + behind_slack_us
 //        * window (slower than the interrupt pace by more than the slack) -> 4 at once;
 //      - and once the time since the try began reaches D_irq * (1024 - margin_1024) /
@@ -34,7 +44,11 @@
 //   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1. Each
 //      hold window is measured too: one that took more than D_irq * (1024 + margin_1024) /
 //      1024 (polling is no longer faster than the interrupts were: the drive or the load
-//      changed) ends the hold -> 1, no failure counted.
+//      changed) ends the hold -> 1, no failure counted; one whose tail is beyond T_irq +
+//      tail_quarter_octaves is a failure -> 4 (the tail grew under polling); one whose
+//      tail is narrower than T_irq - tail_quarter_octaves ends the hold -> 1, no failure
+//      (T_irq was taken in another state of the drive, e.g. writes stalled while it worked
+//      off its drawn state: no yardstick for this one).
 //   4. Failure: unmask, back off: interrupts as B0 for backoff_windows << min(failures,
 //      6) windows (failures: consecutive, reset by a success), then 1.
 //   5. Light load: in 2 or 3, low_inflight_checks (3) empty passes in a row with inflight
@@ -46,9 +60,11 @@
 // While polling, a hard IRQ that still reaches the handler (the lazy disable lets one in)
 // counts irq_while_polling and does nothing else.
 //
-// Integer work per completion, O(1): counts, a multiply-compare per drain; S once per
-// window (128-bit products, as mul_u64_u64_div_u64). Per-queue state a driver could keep:
-// the state, four counters, three times, S, the failure count.
+// Integer work per completion, O(1): counts, a multiply-compare per drain, and the
+// runner's bucket increment (kWatchesLatency); S and the tail once per window (128-bit
+// products, as mul_u64_u64_div_u64; a walk of the buckets). Per-queue state a driver
+// could keep: the state, four counters, three times, S, T_irq, the failure count, and the
+// window's latency buckets (as blk-stat's per-window buckets).
 //
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
@@ -57,7 +73,12 @@
 // interval_us sleeps), margin 1/32 (~3%: a try must win by more than the run-to-run noise
 // of a steady window), halves_1024 1024 (the halves' spread itself: with a steady pace the
 // difference of a try's window and D_irq is about as large as the halves' e1 - e2),
-// hold_windows 64, backoff_windows 16.
+// hold_windows 64, backoff_windows 16, tail_quarter_octaves 2 (a window's p99 from 1024
+// completions moves by a bucket between steady windows; two buckets, x1.41, is more than
+// that and far less than the x3-4 a drive the host outruns gives: p50 down, p99 up),
+// tail_max_quarter_octaves 12 (p99 8x p50: steady windows showed 4-8 buckets on deep reads
+// and writes from a buffer, windows with writes stalled behind a drive's garbage-collection
+// backlog 15-28).
 //
 // Runner: eligible queues are I/O queues with a dedicated MSI-X vector and no threaded
 // interrupts (as A and B); on_interrupt in hard IRQ, on_thread in the queue's real-time
@@ -87,7 +108,9 @@ struct MeasuredParams {
   int64_t hold_windows = 64;
   int64_t backoff_windows = 16;
   int64_t halves_1024 = 1024;
-  static constexpr std::array<ParamField<MeasuredParams>, 9> kFields{{
+  int64_t tail_quarter_octaves = 2;
+  int64_t tail_max_quarter_octaves = 12;
+  static constexpr std::array<ParamField<MeasuredParams>, 11> kFields{{
       {"window", &MeasuredParams::window, 16, 1 << 20, "completions",
        "completions per measuring window, in interrupt and in polling mode"},
       {"enter_gap_ns", &MeasuredParams::enter_gap_ns, 1, 1000000000, "ns",
@@ -107,6 +130,12 @@ struct MeasuredParams {
       {"halves_1024", &MeasuredParams::halves_1024, 0, 8192, "1/1024",
        "a try must also win by this share of how far apart the interrupt window's two halves put a whole "
        "window (0: by the margin alone)"},
+      {"tail_quarter_octaves", &MeasuredParams::tail_quarter_octaves, 0, 255, "quarter-octaves",
+       "a try or hold window whose completions' p99 lies more quarter-octave buckets (x1.19 each) above their p50 "
+       "than the interrupt window's did, by more than this, fails (255: the tail is not looked at)"},
+      {"tail_max_quarter_octaves", &MeasuredParams::tail_max_quarter_octaves, 0, 255, "quarter-octaves",
+       "an interrupt window whose p99 lies more than this many quarter-octave buckets above its p50 starts no try "
+       "(255: every window may)"},
   }};
 };
 
@@ -118,6 +147,8 @@ class MeasuredPolicy {
   static constexpr uint32_t kMaxBackoffShift = 6;
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
+  static constexpr bool kWatchesLatency = true;
+  static constexpr uint32_t kP50 = 512, kP99 = 1014;  // per 1024
 
   static constexpr std::string_view kModeMeasure = "irq_measure";
   static constexpr std::string_view kModeTry = "poll_try";
@@ -133,7 +164,9 @@ class MeasuredPolicy {
         slack_ns_(p.behind_slack_us * 1000),
         hold_windows_(static_cast<uint64_t>(p.hold_windows)),
         backoff_windows_(static_cast<uint64_t>(p.backoff_windows)),
-        halves_(p.halves_1024) {}
+        halves_(p.halves_1024),
+        tail_(static_cast<uint32_t>(p.tail_quarter_octaves)),
+        tail_max_(static_cast<uint32_t>(p.tail_max_quarter_octaves)) {}
 
   static std::optional<ParamError> check(const Params& p, uint32_t queue_depth) {
     if (p.inflight_low >= static_cast<int64_t>(queue_depth))
@@ -173,12 +206,15 @@ class MeasuredPolicy {
     if (took.count_ns() > enter_gap_ns_ * static_cast<int64_t>(window_)) return restart(q);
     const int64_t spread = halves_spread(q);
     if (spread >= took.count_ns()) return restart(q);  // the halves disagree by a window: no pace to beat
+    const Tail tail = tail_of(q);
+    if (tail.spread() > tail_max_) return restart(q);  // rare stalls set this tail: no yardstick
     d_irq_ns_ = std::max<int64_t>(took.count_ns(), 1);
     spread_ns_ = spread;
+    tail_irq_ = tail;
     resumed_ = false;
     start_try(q, "measured: window of " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
                      " us by interrupts, at most " + std::to_string(enter_gap_ns_) + " ns apart, its halves " +
-                     std::to_string(spread_ns_ / 1000) + " us apart");
+                     std::to_string(spread_ns_ / 1000) + " us apart, " + describe(tail_irq_));
   }
 
   template <QueueEnv Q>
@@ -195,6 +231,14 @@ class MeasuredPolicy {
       if (took * 1024 > d_irq_ns_ * (1024 + margin_)) {      // 3: no longer faster
         set(q, State::measure, "measured: hold window in " + std::to_string(took / 1000) +
                                    " us, slower than interrupts' " + std::to_string(d_irq_ns_ / 1000) + " us");
+        return stop(q);
+      }
+      const Tail tail = tail_of(q);
+      if (tail_lost(tail))  // 3: the tail grew
+        return fail(q, "hold window's " + describe(tail) + " against the interrupts' " + describe(tail_irq_));
+      if (tail.spread() + tail_ < tail_irq_.spread()) {  // 3: the yardstick is of another state
+        set(q, State::measure, "measured: hold window's " + describe(tail) + ", narrower than the interrupts' " +
+                                   describe(tail_irq_) + ": measure them again");
         return stop(q);
       }
       if (--hold_left_ == 0) {  // 3: the hold is over
@@ -285,6 +329,7 @@ class MeasuredPolicy {
     if (window_count_ != 0 || started_) return false;
     started_ = true;
     start_ = q.now();
+    q.latencies().clear(q.now());  // the opening drain's CQEs were there before: not this window's
     return true;
   }
   template <QueueEnv Q>
@@ -293,6 +338,7 @@ class MeasuredPolicy {
     first_n_ = mid_count_ = 0;
     started_ = true;
     start_ = q.now();
+    q.latencies().clear(q.now());
   }
   // 2: has the try taken as long as a winning window may (exact: t * 1024 against
   // D_irq * (1024 - margin), and t against D_irq less the halves' spread)?
@@ -315,6 +361,10 @@ class MeasuredPolicy {
     if (cannot_win(q)) return fail(q);
     if (window_count_ < window_) return behind(q) ? fail(q) : ThreadStep::resched();
     const int64_t t = (q.now() - start_).count_ns();
+    if (const Tail tail = tail_of(q); tail_lost(tail))
+      return fail(q, "poll window in " + std::to_string(t / 1000) + " us against interrupts' " +
+                         std::to_string(d_irq_ns_ / 1000) + " us, but its " + describe(tail) + " against " +
+                         describe(tail_irq_));
     failures_ = 0;  // 3
     resumed_ = false;
     hold_left_ = hold_windows_;
@@ -324,18 +374,41 @@ class MeasuredPolicy {
     return ThreadStep::resched();
   }
   template <QueueEnv Q>
-  ThreadStep fail(Q& q) {  // 4
+  ThreadStep fail(Q& q) {  // 4: slower
+    const int64_t t = (q.now() - try_start_).count_ns();
+    return fail(q, "poll try slower (" + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
+                       " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
+                       " us by interrupts)");
+  }
+  template <QueueEnv Q>
+  ThreadStep fail(Q& q, const std::string& why) {  // 4
     resume_ = resumed_ = false;
     ++q.counters().backoffs;
     failures_ = std::min(failures_ + 1, kMaxBackoffShift + 1);
     backoff_total_ = backoff_windows_ << (failures_ - 1);
     backoff_left_ = backoff_total_;
-    const int64_t t = (q.now() - try_start_).count_ns();
     set(q, backoff_left_ > 0 ? State::backoff : State::measure,
-        "measured: poll try slower (" + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
-            " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
-            " us by interrupts), back-off " + std::to_string(backoff_total_) + " windows");
+        "measured: " + why + ", back-off " + std::to_string(backoff_total_) + " windows");
     return stop(q);
+  }
+  // The window's p50 and p99 buckets. Their distance (the p99 over the p50, in
+  // quarter-octaves) is the window's tail; unlike either bucket alone, it does not move
+  // when every latency scales together (a drive working off its drawn state, a faster
+  // mode at the same depth: Little's law), only when the shape changes.
+  struct Tail {
+    uint32_t p50 = 0, p99 = 0;
+    uint32_t spread() const { return p99 - p50; }
+  };
+  template <QueueEnv Q>
+  static Tail tail_of(Q& q) {
+    const LatencyBuckets& l = q.latencies();
+    return {l.quantile_bucket(kP50), l.quantile_bucket(kP99)};
+  }
+  // 2, 3: the window's tail is more than tail_quarter_octaves beyond the interrupts'.
+  bool tail_lost(Tail t) const { return t.spread() > tail_irq_.spread() + tail_; }
+  static std::string describe(Tail t) {  // bucket lower bounds, for the timeline
+    return "p99 " + std::to_string(LatencyBuckets::lower(t.p99) / 1000) + " us over p50 " +
+           std::to_string(LatencyBuckets::lower(t.p50) / 1000) + " us";
   }
   template <QueueEnv Q>
   ThreadStep stop(Q& q) {
@@ -360,6 +433,7 @@ class MeasuredPolicy {
   int64_t slack_ns_;
   uint64_t hold_windows_, backoff_windows_;
   int64_t halves_;
+  uint32_t tail_, tail_max_;
 
   State state_ = State::measure;
   bool started_ = false;  // the current window has opened
@@ -368,6 +442,7 @@ class MeasuredPolicy {
   uint64_t window_count_ = 0;
   int64_t d_irq_ns_ = 1;
   int64_t spread_ns_ = 0;  // the try must also win by this (halves_spread of D_irq's window)
+  Tail tail_irq_;          // T_irq: the p50 and p99 buckets of D_irq's window
   uint64_t first_n_ = 0;   // the CQEs of the drain that opened the window
   uint64_t mid_count_ = 0, filled_count_ = 0;  // the count when the window passed its half; when it filled
   Time mid_;

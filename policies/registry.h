@@ -62,6 +62,7 @@ struct PolicyInfo {
   AnyQueuePolicy (*make)(const ParamMap&);  // from validated params
   bool uses_vector;   // false: polled queues, no MSI-X vector
   bool app_polls;     // the submitting task reaps by polling (on_app_poll)
+  bool watches_latency;  // the runner keeps QueueEnv::latencies() (kWatchesLatency)
   Eligibility eligibility;
   // The per-drive monitor of a drive policy (policy C), or nullptr. Its queues run the
   // queue policy of the same name.
@@ -114,13 +115,18 @@ inline int64_t first_cycle_end_us(const ParamMap& m) {
   return typed_params<CoalesceAdaptiveDrive>(m).cycle_us;
 }
 template <class P>
+constexpr bool watches_latency() {
+  if constexpr (requires { P::kWatchesLatency; }) return P::kWatchesLatency;
+  return false;
+}
+template <class P>
 constexpr PolicyInfo info(Eligibility e, AnyDrivePolicy (*drive)(const ParamMap&) = nullptr,
                           Coalescing (*coalescing)(const ParamMap&) = nullptr,
                           int64_t (*first_decision_us)(const ParamMap&) = nullptr) {
   return {P::kName,        std::span<const ParamSpec>(kParamSpecs<typename P::Params>),
           &validate<P>,    &resolve<P>,
           &make_queue<P>,  P::kUsesVector,
-          P::kAppPolls,    e,
+          P::kAppPolls,    watches_latency<P>(), e,
           drive,           coalescing,
           first_decision_us};
 }

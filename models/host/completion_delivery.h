@@ -30,6 +30,11 @@ class CompletionDelivery {
   // Cost of posting (or queueing task_work), and of waking a job, for the CQEs drained
   // into q.drained from `first` on by context `ctx` (charged to the drainer's segment).
   Duration cost(const HostQueue& q, std::size_t first, Context ctx) const;
+  // Adds the latencies of the CQEs drained into q.drained from `first` on, consumed at
+  // `at`, to q.latencies (a policy that watches them).
+  void add_latencies(HostQueue& q, std::size_t first, Time at) const {
+    for (std::size_t i = first; i < q.drained.size(); ++i) q.latencies->add((*requests_)[q.drained[i]].submitted, at);
+  }
   // Hands the queue's drained CQEs (drained by `ctx`) to their jobs; wakes the jobs
   // their engine's posting wakes.
   void deliver(HostQueue& q, Context ctx);

@@ -33,6 +33,7 @@ CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, ui
   Reaped r{n, per_cqe * n + host_->doorbell_mmio};
   r.cost += cold_start(q);
   r.cost += delivery_->cost(q, first, ctx);
+  if (q.latencies) delivery_->add_latencies(q, first, at);
   dev.cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
   (*drives_)[q.drive].inflight_add(now, -static_cast<int64_t>(n));
   q.counters.completions += n;

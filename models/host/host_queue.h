@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ struct HostQueue {
 
   policy::AnyQueuePolicy policy;
   policy::QueueCounters counters;
+  // Completion latencies for a policy that watches them (PolicyInfo::watches_latency):
+  // submission to the drain that consumed the CQE. Null otherwise (1 KiB a queue).
+  std::unique_ptr<policy::LatencyBuckets> latencies;
   std::vector<ModeChange> timeline;
   uint64_t timeline_dropped = 0;
 

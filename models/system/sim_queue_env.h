@@ -49,6 +49,8 @@ class SimQueueEnv {
   void arm_timer(Duration d) { cost_ += host_->arm_timer(*q_, d); }
   void cancel_timer() { host_->cancel_timer(*q_); }
   policy::QueueCounters& counters() { return q_->counters; }
+  // Only a policy that watches them calls this (its queues have them).
+  policy::LatencyBuckets& latencies() { return *q_->latencies; }
   void mode_change(std::string_view from, std::string_view to, std::string reason);
 
   Duration cost() const { return cost_; }

@@ -86,6 +86,7 @@ void System::build_drive(uint32_t d, const policy::PolicyInfo& info, const polic
     q->drive = d;
     q->qid = tq.qid;
     q->polled = !tq.policy->uses_vector;
+    if (tq.policy->watches_latency) q->latencies = std::make_unique<policy::LatencyBuckets>();
     q->core = tq.core;
     q->rng = sim::Rng(sc_.seed, sim::stream_key("queue", d, tq.qid));
     q->hardirq = Task::make(Context::hardirq, gq, q->core);

@@ -2,7 +2,8 @@
 //
 // A queue policy is a value type with these members (checked by QueuePolicy below):
 //   kName, kUsesVector (false: polled queue, no MSI-X), kAppPolls (the submitting task
-//   reaps by polling the CQ),
+//   reaps by polling the CQ), optionally kWatchesLatency (true: the runner adds each
+//   completion's latency to QueueEnv::latencies(); absent: false, nothing is added),
 //   Params                                            its parameters (api/params.h): a
 //                                                     struct with a kFields table
 //   explicit Policy(const Params&)                    built from validated parameters

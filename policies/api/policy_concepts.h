@@ -32,6 +32,7 @@ struct QueueEnvArchetype {
   void arm_timer(Duration);
   void cancel_timer();
   QueueCounters& counters();
+  LatencyBuckets& latencies();
   void mode_change(std::string_view, std::string_view, std::string);
 };
 static_assert(QueueEnv<QueueEnvArchetype>);

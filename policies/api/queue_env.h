@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "policies/api/counters.h"
+#include "policies/api/latency_buckets.h"
 #include "vocab/time.h"
 
 namespace nvmesim::policy {
@@ -32,6 +33,9 @@ concept QueueEnv = requires(Q& q, const Q& cq, Duration d, uint32_t n, std::stri
   q.arm_timer(d);      // (re)arm this queue's hrtimer; expiry runs on_timer in softirq
   q.cancel_timer();
   { q.counters() } -> std::same_as<QueueCounters&>;
+  // Completion latencies since the policy last cleared them, kept only for a policy whose
+  // kWatchesLatency is true (else never added to): api/latency_buckets.h.
+  { q.latencies() } -> std::same_as<LatencyBuckets&>;
   q.mode_change(s, s, std::move(reason));  // timeline entry: from, to, why
 };
 

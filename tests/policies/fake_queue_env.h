@@ -30,12 +30,14 @@ class FakeQueueEnv {
   uint32_t inflight_ = 0;
   uint32_t depth_ = 1024;
   uint32_t pending = 0;  // CQEs visible in the CQ
+  int64_t latency_ns = 0;  // the latency each drained CQE adds to latencies_ (whatever their `from`)
 
   // --- recorded operations ---
   std::vector<std::string> ops;  // "drain:N", "drain_budget:B:N", "poll_check", "mask", ...
   std::vector<ModeChange> modes;
   std::vector<Duration> timer_arms;
   QueueCounters counters_;
+  LatencyBuckets latencies_;
   bool masked = false;
   bool timer_armed = false;
 
@@ -87,6 +89,7 @@ class FakeQueueEnv {
     timer_armed = false;
   }
   QueueCounters& counters() { return counters_; }
+  LatencyBuckets& latencies() { return latencies_; }
   void mode_change(std::string_view from, std::string_view to, std::string reason) {
     ops.push_back("mode:" + std::string(from) + "->" + std::string(to));
     ++counters_.mode_changes;
@@ -103,6 +106,8 @@ class FakeQueueEnv {
     pending -= n;
     inflight_ -= std::min(inflight_, n);
     counters_.completions += n;
+    // Scripted: as if each had been submitted in the policy's current window.
+    for (uint32_t i = 0; i < n; ++i) latencies_.add(latency_ns);
   }
 };
 static_assert(QueueEnv<FakeQueueEnv>);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+
 #include "tests/policies/fake_queue_env.h"
 
 namespace nvmesim::policy {
@@ -53,11 +56,16 @@ void expect_first_backoff(const MeasuredPolicy& p) {
 
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
-  ASSERT_EQ(k.size(), 9u);
+  ASSERT_EQ(k.size(), 11u);
   EXPECT_EQ(k[0].name, "window");
   EXPECT_EQ(k[0].default_value, 1024);
   EXPECT_EQ(k[8].name, "halves_1024");
   EXPECT_EQ(k[8].default_value, 1024);
+  EXPECT_EQ(k[9].name, "tail_quarter_octaves");
+  EXPECT_EQ(k[9].default_value, 2);
+  EXPECT_EQ(k[10].name, "tail_max_quarter_octaves");
+  EXPECT_EQ(k[10].default_value, 12);
+  EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
   ASSERT_TRUE(deep);
@@ -256,6 +264,123 @@ TEST(MeasuredPolicy, ASlowHoldWindowEndsTheHold) {
   EXPECT_FALSE(q.masked);
   EXPECT_EQ(p.failures(), 0u);
   EXPECT_EQ(q.counters_.backoffs, 0u);
+}
+
+// A try window of 16 in 15 us against D_irq 30 us (a win on pace), four per pass: the
+// opening 4 (not the window's, for its tail as for its halves), then 8 at `median_us` and
+// 4 at `last_us`: its p50 in the bucket of median_us, its p99 in last_us's.
+ThreadStep try_window(MeasuredPolicy& p, FakeQueueEnv& q, int64_t median_us, int64_t last_us) {
+  q.latency_ns = 900000;
+  pass(p, q, 4, 40, Duration::us(5));
+  q.latency_ns = median_us * 1000;
+  pass(p, q, 4, 40, Duration::us(5));
+  pass(p, q, 4, 40, Duration::us(5));
+  q.latency_ns = last_us * 1000;
+  return pass(p, q, 4, 40, Duration::us(5));
+}
+
+// 2 -> 4: a try that wins on pace but stretches its completions' tail (p99 over p50) by
+// more than tail_quarter_octaves beyond the interrupt window's fails: a drive the host now
+// outruns (the commands queue in it instead, at equal IOPS). Every latency scaled alike
+// (Little's law at the same depth, or a drive working off its state) is no stretch; 255
+// does not look.
+TEST(MeasuredPolicy, ATryThatStretchesTheTailFails) {
+  struct Case {
+    int64_t median_us, last_us, tail;
+    bool holds;
+  };
+  for (const Case& c : {Case{40, 50, 2, true},      // p99 2 buckets above p50: within
+                        Case{40, 60, 2, false},     // 3 buckets
+                        Case{40, 400, 2, false},    // 14 buckets: x10
+                        Case{400, 400, 2, true},    // all 6.7x slower than the interrupts': no stretch
+                        Case{40, 400, 255, true}}) {
+    auto params = small();
+    params.tail_quarter_octaves = c.tail;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    q.latency_ns = 60000;  // the interrupt window: every completion in bucket 59, no tail
+    start_a_try(p, q);
+    try_window(p, q, c.median_us, c.last_us);
+    EXPECT_EQ(p.mode(), c.holds ? "poll_hold" : "backoff") << c.median_us << "/" << c.last_us << " us, " << c.tail;
+    if (!c.holds) {
+      EXPECT_EQ(p.failures(), 1u);
+      EXPECT_FALSE(q.masked);
+      const std::string want = "but its p99 " +
+                               std::to_string(LatencyBuckets::lower(LatencyBuckets::bucket(c.last_us * 1000)) / 1000) +
+                               " us over p50 32 us against p99 57 us over p50 57 us";
+      EXPECT_NE(q.modes.back().reason.find(want), std::string::npos) << q.modes.back().reason;
+    }
+  }
+}
+
+// 1: an interrupt window whose p99 lies more than tail_max_quarter_octaves (12: 8x) above
+// its p50 is rare stalls (writes behind a drive's garbage-collection backlog), no
+// yardstick: it starts no try, the next window is measured; 255 lets it.
+TEST(MeasuredPolicy, AWindowOfRareStallsStartsNoTry) {
+  for (const auto& [stall_us, tail_max, tries] :
+       {std::tuple{400, 12, true}, std::tuple{600, 12, false}, std::tuple{600, 255, true}}) {
+    auto params = small();
+    params.tail_max_quarter_octaves = tail_max;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    q.latency_ns = 900000;  // the opening drain's: not the window's
+    irq(p, q, 4, 40, Duration::us(10));
+    q.latency_ns = 50000;
+    irq(p, q, 4, 40, Duration::us(10));
+    irq(p, q, 4, 40, Duration::us(10));
+    q.latency_ns = stall_us * 1000;  // 400 us: 12 buckets above 50 us (x8); 600 us: 14
+    irq(p, q, 4, 40, Duration::us(10));
+    EXPECT_EQ(p.mode(), tries ? "poll_try" : "irq_measure") << stall_us << " us, " << tail_max;
+    EXPECT_EQ(q.did("mask"), tries);
+  }
+}
+
+// 3 -> 1: a hold window whose tail is narrower than the interrupts' by more than the
+// margin says that window was of another state of the drive: measure interrupts again,
+// no failure counted.
+TEST(MeasuredPolicy, AHoldWindowNarrowerThanTheYardstickMeasuresAgain) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  q.latency_ns = 900000;
+  irq(p, q, 4, 40, Duration::us(10));
+  q.latency_ns = 50000;
+  irq(p, q, 4, 40, Duration::us(10));
+  irq(p, q, 4, 40, Duration::us(10));
+  q.latency_ns = 400000;  // T_irq: 12 buckets
+  irq(p, q, 4, 40, Duration::us(10));
+  ASSERT_EQ(p.mode(), "poll_try");
+  try_window(p, q, 50, 60);  // 2 buckets: a win
+  ASSERT_EQ(p.mode(), "poll_hold");
+  q.latency_ns = 50000;
+  pass(p, q, 8, 40, Duration::us(10));
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::park);
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_EQ(p.failures(), 0u);
+  EXPECT_EQ(q.counters_.backoffs, 0u);
+  EXPECT_NE(q.modes.back().reason.find("narrower than the interrupts' p99 393 us over p50 49 us: measure them again"),
+            std::string::npos)
+      << q.modes.back().reason;
+}
+
+// 3 -> 4: a hold window whose tail stretched beyond the margin is a failure: back off.
+TEST(MeasuredPolicy, AHoldWindowWhoseTailStretchedIsAFailure) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  q.latency_ns = 60000;
+  start_a_try(p, q);
+  try_window(p, q, 60, 60);
+  ASSERT_EQ(p.mode(), "poll_hold");
+  q.latency_ns = 40000;
+  pass(p, q, 8, 40, Duration::us(10));
+  q.latency_ns = 300000;  // half the window: its p99 among them, its p50 not
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::park);
+  expect_first_backoff(p);
+  EXPECT_FALSE(q.masked);
+  EXPECT_EQ(q.counters_.backoffs, 1u);
+  EXPECT_NE(q.modes.back().reason.find("hold window's p99 262 us over p50 32 us against the interrupts' p99 57 us "
+                                       "over p50 57 us"),
+            std::string::npos)
+      << q.modes.back().reason;
 }
 
 // 5: the load leaving during polling ends it without a failure.

@@ -43,6 +43,7 @@ struct QueueSetup {
   Time measure_from = Time::zero();  // completions of commands submitted earlier are warm-up
   Time measure_to = Time::never();
   size_t trace_limit = 1u << 20;     // records kept per kind; later ones are counted only
+  bool watch_latency = false;        // keep latencies() for the policy (kWatchesLatency)
 };
 
 class HwQueueEnv {
@@ -64,6 +65,7 @@ class HwQueueEnv {
   void arm_timer(Duration d);
   void cancel_timer();
   policy::QueueCounters& counters() { return counters_; }
+  policy::LatencyBuckets& latencies() { return latencies_; }
   void mode_change(std::string_view from, std::string_view to, std::string reason);
 
   // ---- runner side ----
@@ -115,6 +117,7 @@ class HwQueueEnv {
   bool hw_masked_ = false;  // delivery stopped at the device
   bool held_ = false;       // an interrupt arrived while disabled: replay on unmask
   policy::QueueCounters counters_;
+  policy::LatencyBuckets latencies_;
 };
 
 static_assert(policy::QueueEnv<HwQueueEnv>);

@@ -30,7 +30,7 @@ struct EnvRig {
   std::unique_ptr<IoBuffers> bufs;
   std::unique_ptr<HwQueueEnv> env;
 
-  explicit EnvRig(uint32_t depth = 16) {
+  explicit EnvRig(uint32_t depth = 16, bool watch_latency = false) {
     vectors.enable(2);
     ctrl.enable();
     q = ctrl.create_io_queue(1, depth, true, 1);
@@ -38,6 +38,7 @@ struct EnvRig {
     QueueSetup s;
     s.has_vector = true;
     s.vector = 1;
+    s.watch_latency = watch_latency;
     env = std::make_unique<HwQueueEnv>(*q, *bufs, &vectors, clock, s);
   }
   void submit(int n) {
@@ -71,6 +72,27 @@ TEST(HwQueueEnv, IrqPolicyDrainsAndCountsThroughTheEnv) {
     EXPECT_LE(c.submit, c.doorbell);
     EXPECT_LE(c.doorbell, c.cqe_seen);
     EXPECT_EQ(c.status, 0);
+  }
+}
+
+// A policy that watches latencies (kWatchesLatency) gets each completion's, from its
+// submission to the drain that consumed its CQE, as the trace records them; others none.
+TEST(HwQueueEnv, LatenciesAreKeptOnlyForAPolicyThatWatchesThem) {
+  for (bool watch : {false, true}) {
+    EnvRig r(16, watch);
+    policy::IrqPolicy p;
+    r.dev.faults.hold_io = true;
+    r.submit(5);
+    r.dev.release_io();
+    r.env->enter(trace::Context::hardirq, r.env->now());
+    p.on_interrupt(*r.env);
+    EXPECT_EQ(r.env->leave(), 5u);
+    const policy::LatencyBuckets& l = r.env->latencies();
+    EXPECT_EQ(l.total, watch ? 5u : 0u);
+    if (!watch) continue;
+    int64_t longest = 0;
+    for (const auto& c : r.env->recorder().commands()) longest = std::max(longest, (c.cqe_seen - c.submit).count_ns());
+    EXPECT_EQ(l.quantile_bucket(1024), policy::LatencyBuckets::bucket(longest));
   }
 }
 
