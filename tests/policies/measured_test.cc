@@ -335,33 +335,6 @@ TEST(MeasuredPolicy, AWindowOfRareStallsStartsNoTry) {
   }
 }
 
-// 3 -> 1: a hold window whose tail is narrower than the interrupts' by more than the
-// margin says that window was of another state of the drive: measure interrupts again,
-// no failure counted.
-TEST(MeasuredPolicy, AHoldWindowNarrowerThanTheYardstickMeasuresAgain) {
-  MeasuredPolicy p(small());
-  FakeQueueEnv q;
-  q.latency_ns = 900000;
-  irq(p, q, 4, 40, Duration::us(10));
-  q.latency_ns = 50000;
-  irq(p, q, 4, 40, Duration::us(10));
-  irq(p, q, 4, 40, Duration::us(10));
-  q.latency_ns = 400000;  // T_irq: 12 buckets
-  irq(p, q, 4, 40, Duration::us(10));
-  ASSERT_EQ(p.mode(), "poll_try");
-  try_window(p, q, 50, 60);  // 2 buckets: a win
-  ASSERT_EQ(p.mode(), "poll_hold");
-  q.latency_ns = 50000;
-  pass(p, q, 8, 40, Duration::us(10));
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::park);
-  EXPECT_EQ(p.mode(), "irq_measure");
-  EXPECT_EQ(p.failures(), 0u);
-  EXPECT_EQ(q.counters_.backoffs, 0u);
-  EXPECT_NE(q.modes.back().reason.find("narrower than the interrupts' p99 393 us over p50 49 us: measure them again"),
-            std::string::npos)
-      << q.modes.back().reason;
-}
-
 // 3 -> 4: a hold window whose tail stretched beyond the margin is a failure: back off.
 TEST(MeasuredPolicy, AHoldWindowWhoseTailStretchedIsAFailure) {
   MeasuredPolicy p(small());
