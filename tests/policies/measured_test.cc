@@ -290,9 +290,10 @@ TEST(MeasuredPolicy, ATryThatStretchesTheTailFails) {
     bool holds;
   };
   for (const Case& c : {Case{40, 50, 2, true},      // p99 2 buckets above p50: within
-                        Case{40, 60, 2, false},     // 3 buckets
+                        Case{40, 70, 2, false},     // 4 buckets, the p99 above theirs
                         Case{40, 400, 2, false},    // 14 buckets: x10
                         Case{400, 400, 2, true},    // all 6.7x slower than the interrupts': no stretch
+                        Case{10, 50, 2, true},      // stretched, the p99 below theirs: the median fell
                         Case{40, 400, 255, true}}) {
     auto params = small();
     params.tail_quarter_octaves = c.tail;
