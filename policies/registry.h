@@ -77,6 +77,14 @@ struct PolicyInfo {
   bool per_drive() const { return make_drive != nullptr; }
 };
 
+// Whether a queue policy asks its runner for completion latencies (kWatchesLatency; absent:
+// no). The simulator reads it through PolicyInfo, the hw runner from the policy type.
+template <class P>
+constexpr bool watches_latency() {
+  if constexpr (requires { P::kWatchesLatency; }) return P::kWatchesLatency;
+  return false;
+}
+
 namespace detail {
 // Validated values as the policy's struct. Precondition: validate() passed (the loaders
 // and the hw runner validate first); anything else is a programming error.
@@ -113,11 +121,6 @@ inline Coalescing coalesce_static(const ParamMap& m) {
 // The first monitor call only takes a baseline; the decision comes one cycle later.
 inline int64_t first_cycle_end_us(const ParamMap& m) {
   return typed_params<CoalesceAdaptiveDrive>(m).cycle_us;
-}
-template <class P>
-constexpr bool watches_latency() {
-  if constexpr (requires { P::kWatchesLatency; }) return P::kWatchesLatency;
-  return false;
 }
 template <class P>
 constexpr PolicyInfo info(Eligibility e, AnyDrivePolicy (*drive)(const ParamMap&) = nullptr,

@@ -180,7 +180,7 @@ std::vector<Lane> make_lanes(const Scenario& sc, const HwRunOptions& o, DriveSes
     qs.has_vector = P::kUsesVector;
     qs.vector = P::kUsesVector ? qid : 0;
     qs.hw_mask = o.hw_mask;
-    qs.watch_latency = policy::detail::watches_latency<P>();
+    qs.watch_latency = policy::watches_latency<P>();
     l.env = std::make_unique<HwQueueEnv>(*l.qp, *l.buffers, &s.irqs(), s.clock(), qs);
     l.pattern = std::make_unique<IoPattern>(job.rw, job.rwmixread, plan.range.first, plan.range.count,
                                             plan.blocks_per_io, sc.seed * 1000003 + i);
