@@ -81,7 +81,11 @@ struct DeviceProfile {
   // per block_kib programmed, WA from over_provisioning and utilization
   // (models/device/write_amplification.h). A write that finds the buffer full waits for
   // space. Off: a write is served by `write` alone and holds no target (the model as it was).
-  Duration program = Duration::zero();   // tPROG of one program_kib program
+  Duration program = Duration::zero();   // tPROG of one program_kib program (its mean)
+  // Each program's own time: program x (1 + program_spread x (2u - 1)), u ~ U[0, 1) from the
+  // drive's own stream. A NAND program's time varies with the pulses its cells need (ISPP);
+  // 0: every program takes `program` exactly (the model as it was).
+  double program_spread = 0;
   uint32_t write_buffer_kib = 0;         // DRAM/SLC write buffer
   uint32_t program_kib = 0;              // bytes one target programs at once
   uint32_t block_kib = 0;                // bytes of one target's erase block

@@ -53,6 +53,10 @@ inline constexpr DeviceField kDeviceFields[] = {
      .write = WriteBack::unless_default,
      .doc = "0: no write path (writes are served by `write` alone); else tPROG: how long one program of "
             "program_kib holds its flash target"},
+    {.key = "program_spread", .member = &DeviceProfile::program_spread, .min = 0, .max = 0.5,
+     .write = WriteBack::unless_default,
+     .doc = "each program takes program_ns x (1 + program_spread x (2u - 1)), u uniform in [0, 1): how much one "
+            "program's time varies around program_ns (0: none)"},
     {.key = "write_buffer_kib", .member = &DeviceProfile::write_buffer_kib, .unit = "KiB", .min = 0, .max = 1 << 24,
      .write = WriteBack::unless_default,
      .doc = "DRAM/SLC write buffer that acknowledges writes; a write that finds it full waits for space"},

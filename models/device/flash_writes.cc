@@ -25,7 +25,9 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
       buffer_(uint64_t{p.write_buffer_kib} * 1024),
       op_end_(targets.size(), Time::never()),
       program_bytes_(uint64_t{p.program_kib} * 1024),
-      block_bytes_(uint64_t{p.block_kib} * 1024) {
+      block_bytes_(uint64_t{p.block_kib} * 1024),
+      program_rng_(seed, sim::stream_key("flash_programs", index)),
+      program_spread_ns_(p.program_spread * static_cast<double>(p.program.count_ns())) {
   assert(p.write_path() && !targets.empty() && program_bytes_ > 0 && block_bytes_ >= program_bytes_);
   for (uint32_t t = 0; t < targets.size(); ++t) free_.push_back(t);
   collects_ = p.state == DriveState::steady;
@@ -55,16 +57,22 @@ Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
   // As the constructor draws them, at their largest.
   const double fill_programs =
       std::ceil(p.initial_buffer_fill_max * static_cast<double>(p.write_buffer_kib) / static_cast<double>(p.program_kib));
-  const double relocation_ns = static_cast<double>((p.media_read + p.program).count_ns());
-  const double backlog = collects ? std::floor(static_cast<double>(p.initial_gc_backlog_max.count_ns()) / relocation_ns * units) : 0;
+  // Programs at the longest their spread draws, so that the bound holds at every seed (the
+  // backlog's count is the constructor's, from the mean).
+  const double program_max_ns = std::ceil(static_cast<double>(p.program.count_ns()) * (1 + p.program_spread));
+  const double mean_relocation_ns = static_cast<double>((p.media_read + p.program).count_ns());
+  const double relocation_ns = static_cast<double>(p.media_read.count_ns()) + program_max_ns;
+  const double backlog =
+      collects ? std::floor(static_cast<double>(p.initial_gc_backlog_max.count_ns()) / mean_relocation_ns * units) : 0;
   const double relocations = collects ? std::ceil(fill_programs * (wa - 1)) + backlog : 0;
   if (fill_programs == 0 && relocations == 0) return Duration::zero();
   const double erases =
       collects ? std::ceil((fill_programs + relocations) * static_cast<double>(p.program_kib) / static_cast<double>(p.block_kib)) : 0;
-  const double work_ns = fill_programs * static_cast<double>(p.program.count_ns()) + relocations * relocation_ns +
+  const double work_ns = fill_programs * program_max_ns + relocations * relocation_ns +
                          erases * static_cast<double>(p.erase.count_ns());
-  double longest_ns = static_cast<double>(p.program.count_ns());
+  double longest_ns = program_max_ns;
   if (collects) longest_ns = std::max({longest_ns, relocation_ns, static_cast<double>(p.erase.count_ns())});
+  if (p.program_spread > 0) longest_ns += static_cast<double>(p.program.count_ns());  // begin()'s programs under way
   // Capped far below int64's end (the loader caps the warm-up at its run-length limit).
   return Duration::ns(static_cast<int64_t>(std::min(std::ceil(work_ns / units + longest_ns), 4e18)));
 }
@@ -72,6 +80,18 @@ Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
 void FlashWrites::begin() {
   begun_ = true;
   stats_.written = true;
+  if (program_spread_ns_ > 0) {
+    // Mid-stream, as a long run's steady state is: each target is partway through a program
+    // begun before the run, U[0, 1) of program_ns left. Started together, the targets would
+    // take as long as the spread needs to drift apart.
+    const Time now = eq_->now();
+    for (std::size_t t = 0; t < targets_->size(); ++t) {
+      const Time left =
+          now + Duration::ns(static_cast<int64_t>(program_rng_.uniform() * static_cast<double>(p_->program.count_ns())));
+      (*targets_)[t] = max((*targets_)[t], left);
+      op_end_[t] = (*targets_)[t];
+    }
+  }
   buffer_.preload(initial_fill_, false);
   gc_owed_ += initial_gc_ * program_bytes_ * kPpm;
 }
@@ -99,6 +119,12 @@ void FlashWrites::start(uint32_t target, Kind kind, Duration d, uint64_t bytes) 
   eq_->schedule(free, done_, (bytes << (kTargetBits + kKindBits)) | (uint64_t{kind} << kTargetBits) | target);
 }
 
+Duration FlashWrites::program_time() {
+  if (program_spread_ns_ == 0) return p_->program;  // no draw: the model as it was
+  const double u = program_rng_.uniform();
+  return p_->program + Duration::ns(std::llround(program_spread_ns_ * (2 * u - 1)));
+}
+
 void FlashWrites::dispatch() {
   while (!free_.empty()) {
     const uint32_t t = free_.front();
@@ -108,7 +134,7 @@ void FlashWrites::dispatch() {
       ++stats_.gc_programs;
       stats_.gc_bytes_programmed += program_bytes_;
       free_.pop_front();
-      start(t, kGc, p_->media_read + p_->program, 0);
+      start(t, kGc, p_->media_read + program_time(), 0);
     } else if (erase_credit_ >= block_bytes_) {  // 2. an erase
       erase_credit_ -= block_bytes_;
       ++stats_.erases;
@@ -126,7 +152,7 @@ void FlashWrites::dispatch() {
       ++stats_.host_programs;
       stats_.host_bytes_programmed += n;
       free_.pop_front();
-      start(t, kHost, p_->program, n);
+      start(t, kHost, program_time(), n);
     } else {
       return;
     }

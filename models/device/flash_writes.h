@@ -17,6 +17,13 @@
 //   block_kib x erase),
 // and a random-write workload faster than that fills the buffer and waits for its space.
 //
+// With program_spread > 0 a program's time is drawn around `program` (the pulses a NAND
+// program needs vary page to page) and the run starts mid-stream, each target partway
+// through a program (its time left drawn), as in a long run's steady state. With one time
+// for every program and every target starting together, a full buffer's targets program in
+// lockstep and free its space in bursts of the whole drive, a rhythm no real drive keeps
+// (docs/journal/2026-12-06-program-time-spread.md). 0: the model as it was.
+//
 // The run starts with a state drawn from the profile by the drive's own stream
 // ("drive_state", its index): buffer fill and GC backlog, applied at its first write, so
 // that a run without writes is the run it was without a write path. The largest state a
@@ -33,6 +40,7 @@
 #include "models/device/write_buffer.h"
 #include "models/system/ring_fifo.h"
 #include "sim/event_queue.h"
+#include "sim/rng.h"
 #include "vocab/profiles.h"
 #include "vocab/time.h"
 
@@ -112,6 +120,7 @@ class FlashWrites {
  private:
   enum Kind : uint64_t { kHost = 0, kGc = 1, kErase = 2 };
   void start(uint32_t target, Kind kind, Duration d, uint64_t bytes);
+  Duration program_time();  // one program's, drawn around p.program (program_spread)
   void begin();  // the drawn initial state, at the first write
 
   const DeviceProfile* p_;
@@ -134,6 +143,8 @@ class FlashWrites {
   bool begun_ = false;
   uint64_t initial_fill_ = 0;       // drawn
   uint64_t initial_gc_ = 0;         // drawn, relocations
+  sim::Rng program_rng_;            // each program's time ("flash_programs", the drive's index)
+  double program_spread_ns_ = 0;    // program_spread x program, in ns
   FlashWriteStats stats_;
 };
 
