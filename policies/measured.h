@@ -41,17 +41,20 @@
 //        * window (slower than the interrupt pace by more than the slack) -> 4 at once;
 //      - and once the time since the try began reaches D_irq * (1024 - margin_1024) /
 //        1024, or D_irq - S, it can no longer win -> 4.
-//   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1. Each
-//      hold window is measured too: one that took more than D_irq * (1024 + margin_1024) /
-//      1024 (polling is no longer faster than the interrupts were: the drive or the load
-//      changed) ends the hold -> 1, no failure counted; one whose tail is beyond T_irq +
+//   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1 (a
+//      success). Each hold window is measured too and must pass the try's bar again: one
+//      that took D_irq * (1024 - margin_1024) / 1024 or more is a failure -> 4 (polling is
+//      no longer faster by the margin: the drive or the load changed, or the try won on a
+//      transient, e.g. on a write-bound drive while the write buffer still had the room
+//      the interrupt window drained, after which the flash sets the pace and the host's
+//      writes wait for space in the drive); one whose tail is beyond T_irq +
 //      tail_quarter_octaves, its p99 above T_irq's, is a failure -> 4 (the tail grew
 //      under polling). A narrower
 //      tail is no sign: polling deep reads moves their queue into the drive, and every
 //      latency then nears inflight / IOPS (p50 81 -> 458 us, p99 229 -> 524 us on 4 jobs
 //      at QD256 of a PM9D3a, +26% IOPS).
 //   4. Failure: unmask, back off: interrupts as B0 for backoff_windows << min(failures,
-//      6) windows (failures: consecutive, reset by a success), then 1.
+//      6) windows (failures: consecutive, reset by a hold that ran its hold_windows), then 1.
 //   5. Light load: in 2 or 3, low_inflight_checks (3) empty passes in a row with inflight
 //      below inflight_low, as policy A's -> unmask, 1 (no failure counted: the load went,
 //      not the pace). It is a pause: the next interrupt that drains CQEs starts a try at
@@ -120,8 +123,7 @@ struct MeasuredParams {
        "an empty poll pass with inflight below this is a light-load check (three in a row end polling)"},
       {"interval_us", &MeasuredParams::interval_us, 1, 1000000, "us", "fsleep after an empty poll pass"},
       {"margin_1024", &MeasuredParams::margin_1024, 0, 512, "1/1024",
-       "a try succeeds when its window took less than D_irq x (1 - margin_1024/1024); a hold ends on a "
-       "window slower than D_irq x (1 + margin_1024/1024)"},
+       "a try succeeds, and a hold goes on, while each window takes less than D_irq x (1 - margin_1024/1024)"},
       {"behind_slack_us", &MeasuredParams::behind_slack_us, 0, 1000000, "us",
        "a try that has found CQEs fails early once it is this far behind the interrupt window's pace"},
       {"hold_windows", &MeasuredParams::hold_windows, 1, 1 << 20, "windows",
@@ -230,15 +232,14 @@ class MeasuredPolicy {
       if (state_ == State::try_poll) return judge_try(q, n);
       if (!count(q, n)) return ThreadStep::resched();
       const int64_t took = (q.now() - start_).count_ns();  // a hold window is full
-      if (took * 1024 > d_irq_ns_ * (1024 + margin_)) {      // 3: no longer faster
-        set(q, State::measure, "measured: hold window in " + std::to_string(took / 1000) +
-                                   " us, slower than interrupts' " + std::to_string(d_irq_ns_ / 1000) + " us");
-        return stop(q);
-      }
+      if (took * 1024 >= d_irq_ns_ * (1024 - margin_))  // 3: no longer faster by the margin
+        return fail(q, "hold window in " + std::to_string(took / 1000) + " us, not faster than interrupts' " +
+                           std::to_string(d_irq_ns_ / 1000) + " us by the margin");
       const Tail tail = tail_of(q);
       if (tail_lost(tail))  // 3: the tail grew
         return fail(q, "hold window's " + describe(tail) + " against the interrupts' " + describe(tail_irq_));
-      if (--hold_left_ == 0) {  // 3: the hold is over
+      if (--hold_left_ == 0) {  // 3: the hold is over, a success
+        failures_ = 0;
         set(q, State::measure, "measured: held " + std::to_string(hold_windows_) + " windows");
         return stop(q);
       }
@@ -362,8 +363,7 @@ class MeasuredPolicy {
       return fail(q, "poll window in " + std::to_string(t / 1000) + " us against interrupts' " +
                          std::to_string(d_irq_ns_ / 1000) + " us, but its " + describe(tail) + " against " +
                          describe(tail_irq_));
-    failures_ = 0;  // 3
-    resumed_ = false;
+    resumed_ = false;  // 3
     hold_left_ = hold_windows_;
     set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
                             std::to_string(d_irq_ns_ / 1000) + " us");

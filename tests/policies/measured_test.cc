@@ -246,24 +246,55 @@ TEST(MeasuredPolicy, HalvesAWindowApartStartNoTry) {
 // 3: a hold window slower than the interrupts were (by more than the margin: over
 // 30.94 us) ends the hold: the drive or the load changed, so measure interrupts again,
 // without counting a failure.
-TEST(MeasuredPolicy, ASlowHoldWindowEndsTheHold) {
+TEST(MeasuredPolicy, AHoldWindowNotFasterByTheMarginFails) {
   MeasuredPolicy p(small());
   FakeQueueEnv q;
   irq_window(p, q, 40);
   EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
   EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
   ASSERT_EQ(p.mode(), "poll_hold");
-  // The first hold window in exactly 30.9 us (within the margin) keeps the hold ...
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(15450)).kind, Kind::resched);
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(15450)).kind, Kind::resched);
+  // The bar the try passed, again: a window of 16 under 30 us x 31/32 = 29.06 us keeps
+  // the hold ...
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14500)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14500)).kind, Kind::resched);
   EXPECT_EQ(p.mode(), "poll_hold");
-  // ... the second in 32 us ends it.
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(16)).kind, Kind::resched);
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(16)).kind, Kind::park);
-  EXPECT_EQ(p.mode(), "irq_measure");
+  // ... one of 29.2 us, faster than the interrupts but not by the margin, is a failure (a
+  // try that won on a transient: a write-bound drive whose buffer had room).
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14600)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14600)).kind, Kind::park);
+  expect_first_backoff(p);
   EXPECT_FALSE(q.masked);
+  EXPECT_EQ(q.counters_.backoffs, 1u);
+  EXPECT_NE(q.modes.back().reason.find("hold window in 29 us, not faster than interrupts' 30 us by the margin"),
+            std::string::npos)
+      << q.modes.back().reason;
+}
+
+// 4: a try that wins is no success until its hold has run: failures in its hold count on
+// from the failures before it, so a try that keeps winning on a transient backs off
+// longer each time; a hold that runs its windows resets them.
+TEST(MeasuredPolicy, OnlyAHoldThatRanResetsTheFailures) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  irq_window(p, q, 40);
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(40)).kind, Kind::park);  // a slower try: failure 1
+  ASSERT_EQ(p.failures(), 1u);
+  for (int w = 0; w < 3; ++w) irq_window(p, q, 40);  // 2 windows of back-off, then a window
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(20)).kind, Kind::resched);  // wins
+  ASSERT_EQ(p.mode(), "poll_hold");
+  EXPECT_EQ(p.failures(), 1u);
+  // D_irq is 40 us here (the window after a back-off opens at the back-off's last drain).
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(40)).kind, Kind::park);  // its hold is not faster
+  EXPECT_EQ(p.failures(), 2u);
+  for (int w = 0; w < 5; ++w) irq_window(p, q, 40);  // 4 windows of back-off, then a window
+  ASSERT_EQ(p.mode(), "poll_try");
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(20)).kind, Kind::resched);  // wins
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(20)).kind, Kind::resched);  // hold window 1 of 2
+  EXPECT_EQ(p.failures(), 2u);
+  EXPECT_EQ(pass(p, q, 16, 40, Duration::us(20)).kind, Kind::park);  // 2 of 2: the hold ran
+  EXPECT_EQ(p.mode(), "irq_measure");
   EXPECT_EQ(p.failures(), 0u);
-  EXPECT_EQ(q.counters_.backoffs, 0u);
 }
 
 // A try window of 16 in 15 us against D_irq 30 us (a win on pace), four per pass: the
