@@ -232,7 +232,7 @@ class MeasuredPolicy {
       if (state_ == State::try_poll) return judge_try(q, n);
       if (!count(q, n)) return ThreadStep::resched();
       const int64_t took = (q.now() - start_).count_ns();  // a hold window is full
-      if (took * 1024 >= d_irq_ns_ * (1024 - margin_))  // 3: no longer faster by the margin
+      if (!faster_by_margin(took))  // 3: no longer faster by the margin
         return fail(q, "hold window in " + std::to_string(took / 1000) + " us, not faster than interrupts' " +
                            std::to_string(d_irq_ns_ / 1000) + " us by the margin");
       const Tail tail = tail_of(q);
@@ -338,12 +338,15 @@ class MeasuredPolicy {
     start_ = q.now();
     q.latencies().clear(q.now());
   }
-  // 2: has the try taken as long as a winning window may (exact: t * 1024 against
-  // D_irq * (1024 - margin), and t against D_irq less the halves' spread)?
+  // 2, 3: the bar a try's window and every hold window must pass (exact: t * 1024 against
+  // D_irq * (1024 - margin)).
+  bool faster_by_margin(int64_t t) const { return t * 1024 < d_irq_ns_ * (1024 - margin_); }
+  // 2: has the try taken as long as a winning window may (the margin's bar, and t against
+  // D_irq less the halves' spread)?
   template <QueueEnv Q>
   bool cannot_win(Q& q) const {
     const int64_t t = (q.now() - try_start_).count_ns();
-    return t * 1024 >= d_irq_ns_ * (1024 - margin_) || t + spread_ns_ >= d_irq_ns_;
+    return !faster_by_margin(t) || t + spread_ns_ >= d_irq_ns_;
   }
   // 2: has the try, once it found CQEs, fallen behind the interrupt pace by the slack?
   template <QueueEnv Q>
