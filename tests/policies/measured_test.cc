@@ -54,6 +54,14 @@ void expect_first_backoff(const MeasuredPolicy& p) {
   EXPECT_EQ(p.failures(), 1u);
 }
 
+// A hold that failed (step 3) for the reason `why`: unmasked, backing off for the first time.
+void expect_hold_failed(const MeasuredPolicy& p, const FakeQueueEnv& q, const std::string& why) {
+  expect_first_backoff(p);
+  EXPECT_FALSE(q.masked);
+  EXPECT_EQ(q.counters_.backoffs, 1u);
+  EXPECT_NE(q.modes.back().reason.find(why), std::string::npos) << q.modes.back().reason;
+}
+
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
   ASSERT_EQ(k.size(), 11u);
@@ -262,12 +270,7 @@ TEST(MeasuredPolicy, AHoldWindowNotFasterByTheMarginFails) {
   // try that won on a transient: a write-bound drive whose buffer had room).
   EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14600)).kind, Kind::resched);
   EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14600)).kind, Kind::park);
-  expect_first_backoff(p);
-  EXPECT_FALSE(q.masked);
-  EXPECT_EQ(q.counters_.backoffs, 1u);
-  EXPECT_NE(q.modes.back().reason.find("hold window in 29 us, not faster than interrupts' 30 us by the margin"),
-            std::string::npos)
-      << q.modes.back().reason;
+  expect_hold_failed(p, q, "hold window in 29 us, not faster than interrupts' 30 us by the margin");
 }
 
 // 4: a try that wins is no success until its hold has run: failures in its hold count on
@@ -379,13 +382,8 @@ TEST(MeasuredPolicy, AHoldWindowWhoseTailStretchedIsAFailure) {
   pass(p, q, 8, 40, Duration::us(10));
   q.latency_ns = 300000;  // half the window: its p99 among them, its p50 not
   EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::park);
-  expect_first_backoff(p);
-  EXPECT_FALSE(q.masked);
-  EXPECT_EQ(q.counters_.backoffs, 1u);
-  EXPECT_NE(q.modes.back().reason.find("hold window's p99 262 us over p50 32 us against the interrupts' p99 57 us "
-                                       "over p50 57 us"),
-            std::string::npos)
-      << q.modes.back().reason;
+  expect_hold_failed(p, q,
+                     "hold window's p99 262 us over p50 32 us against the interrupts' p99 57 us over p50 57 us");
 }
 
 // 5: the load leaving during polling ends it without a failure.
