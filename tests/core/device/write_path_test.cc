@@ -46,6 +46,18 @@ json small_drive_writes(const char* rw = "randwrite") {
 
 const json& write_path(const json& r) { return r["drives"][0]["device"]["write_path"]; }
 
+// The small drive's 4 KiB writes per second when the flash sets the pace, with `per_program_ns`
+// of target time per host program.
+double flash_iops(double per_program_ns) { return kTargets * kProgramBytes / (per_program_ns * 1e-9) / 4096; }
+// Steady state, random writes: per host program, its program, WA - 1 relocations (read +
+// program), and WA x program / block of an erase.
+double steady_random_write_iops() {
+  const double wa = greedy_write_amplification(kOp, 1.0);
+  return flash_iops(kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs);
+}
+// Sequential writes: erased, never collected.
+double sequential_write_iops() { return flash_iops(kProgramNs + kProgramBytes / kBlockBytes * kEraseNs); }
+
 TEST(WriteAmplification, MatchesXiangAndKurkoskisCheckAndGrowsAsSpareShrinks) {
   EXPECT_NEAR(greedy_write_amplification(0.3, 1.0), 2.36, 0.005);  // their simulation: 2.35
   EXPECT_GT(greedy_write_amplification(0.07, 1.0), greedy_write_amplification(0.28, 1.0));
@@ -57,10 +69,7 @@ TEST(WriteAmplification, MatchesXiangAndKurkoskisCheckAndGrowsAsSpareShrinks) {
 TEST(WritePath, SteadyStateRandomWritesRunAtTheProgramRateOverTheWriteAmplification) {
   auto r = testing::run(small_drive_writes());
   const double wa = greedy_write_amplification(kOp, 1.0);
-  // Target time per host program: its program, WA - 1 relocations (read + program), and
-  // WA x program / block of an erase.
-  const double per_program = kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs;
-  const double iops = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  const double iops = steady_random_write_iops();
   EXPECT_NEAR(r["aggregate"]["iops"].get<double>(), iops, 0.02 * iops);
   EXPECT_NEAR(write_path(r)["measured_write_amplification"].get<double>(), wa, 0.01 * wa);
   EXPECT_GT(write_path(r)["buffer_stalls"].get<uint64_t>(), 0u);  // the buffer is full: writes wait for space
@@ -73,7 +82,7 @@ TEST(WritePath, FreshOutOfTheBoxWritesAtTheProgramRateAndFasterThanSteady) {
   auto steady = testing::run(doc);
   doc["drives"][0]["profile"]["state"] = "fob";
   auto fob = testing::run(doc);
-  const double iops = kTargets * kProgramBytes / (kProgramNs * 1e-9) / 4096;
+  const double iops = flash_iops(kProgramNs);
   EXPECT_NEAR(fob["aggregate"]["iops"].get<double>(), iops, 0.02 * iops);
   EXPECT_EQ(write_path(fob)["gc_programs"].get<uint64_t>(), 0u);
   EXPECT_EQ(write_path(fob)["erases"].get<uint64_t>(), 0u);
@@ -82,8 +91,7 @@ TEST(WritePath, FreshOutOfTheBoxWritesAtTheProgramRateAndFasterThanSteady) {
 
 TEST(WritePath, SequentialWritesAreErasedButNotCollected) {
   auto r = testing::run(small_drive_writes("write"));
-  const double per_program = kProgramNs + kProgramBytes / kBlockBytes * kEraseNs;
-  const double iops = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  const double iops = sequential_write_iops();
   EXPECT_NEAR(r["aggregate"]["iops"].get<double>(), iops, 0.02 * iops);
   EXPECT_EQ(write_path(r)["gc_programs"].get<uint64_t>(), 0u);
   EXPECT_GT(write_path(r)["erases"].get<uint64_t>(), 0u);
@@ -167,9 +175,7 @@ TEST(WritePath, AFullStartIsTheSteadyStateOfAHostThatOutrunsTheFlash) {
   auto doc = small_drive_writes();
   doc["drives"][0]["profile"]["write_buffer_kib"] = 16384;  // 4,096 writes
   doc["duration_us"] = 20000;
-  const double wa = greedy_write_amplification(kOp, 1.0);
-  const double per_program = kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs;
-  const double rate = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  const double rate = steady_random_write_iops();
   doc["jobs"][0]["rate_iops"] = std::floor(2 * rate);  // ~0.2 s to fill an empty buffer
   auto empty = testing::run(doc);
   EXPECT_GT(empty["aggregate"]["iops"].get<double>(), 1.9 * rate);  // the buffer absorbing
@@ -263,9 +269,7 @@ TEST(WritePath, ProgramTimesVaryPerSeedAroundTheSteadyRate) {
   p["initial_buffer_fill_min"] = 1.0;
   p["initial_buffer_fill_max"] = 1.0;
   doc["duration_us"] = 50000;
-  const double wa = greedy_write_amplification(kOp, 1.0);
-  const double per_program = kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs;
-  const double rate = kTargets * kProgramBytes / (per_program * 1e-9) / 4096;
+  const double rate = steady_random_write_iops();
   std::set<std::string> lockstep, spread;
   for (int seed = 1; seed <= 3; ++seed) {
     doc["seed"] = seed;
@@ -301,7 +305,7 @@ TEST(WritePath, TheWarmUpBoundCoversProgramsAtTheirLongest) {
   EXPECT_GT(spread, plain + Duration::ns(static_cast<int64_t>(kProgramNs)));  // + a program under way, + 30% a program
   doc["duration_us"] = 20000;
   doc["warmup_us"] = 1000;
-  const double rate = kTargets * kProgramBytes / ((kProgramNs + kProgramBytes / kBlockBytes * kEraseNs) * 1e-9) / 4096;
+  const double rate = sequential_write_iops();
   for (int seed = 1; seed <= 5; ++seed) {
     doc["seed"] = seed;
     auto r = testing::run(doc);
@@ -325,8 +329,7 @@ TEST(WritePath, AWritingRunsWarmUpCoversTheDrawnStatesWorkOff) {
   EXPECT_GT(settle, Duration::ms(20));  // 8 targets: 16 programs of fill, ~300 relocations, 6 erases, + one erase
   EXPECT_LT(settle, Duration::ms(40));
   const int64_t settle_us = (settle.count_ns() + 999) / 1000;  // whole microseconds, up
-  // The sequential rate, as SequentialWritesAreErasedButNotCollected has it.
-  const double rate = kTargets * kProgramBytes / ((kProgramNs + kProgramBytes / kBlockBytes * kEraseNs) * 1e-9) / 4096;
+  const double rate = sequential_write_iops();
   double uncovered_lowest = rate;
   uint64_t uncovered_gc = 0;
   for (int seed = 1; seed <= 5; ++seed) {
