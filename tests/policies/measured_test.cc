@@ -64,7 +64,7 @@ void expect_hold_failed(const MeasuredPolicy& p, const FakeQueueEnv& q, const st
 
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
-  ASSERT_EQ(k.size(), 11u);
+  ASSERT_EQ(k.size(), 12u);
   EXPECT_EQ(k[0].name, "window");
   EXPECT_EQ(k[0].default_value, 1024);
   EXPECT_EQ(k[8].name, "halves_1024");
@@ -73,6 +73,8 @@ TEST(MeasuredPolicy, ParamsAndChecks) {
   EXPECT_EQ(k[9].default_value, 2);
   EXPECT_EQ(k[10].name, "tail_max_quarter_octaves");
   EXPECT_EQ(k[10].default_value, 12);
+  EXPECT_EQ(k[11].name, "tail_windows");
+  EXPECT_EQ(k[11].default_value, 2);
   EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
@@ -370,20 +372,65 @@ TEST(MeasuredPolicy, AWindowOfRareStallsStartsNoTry) {
   }
 }
 
-// 3 -> 4: a hold window whose tail stretched beyond the margin is a failure: back off.
-TEST(MeasuredPolicy, AHoldWindowWhoseTailStretchedIsAFailure) {
-  MeasuredPolicy p(small());
-  FakeQueueEnv q;
+// A hold window of 16 completions (two passes of 8) whose first pass's CQEs took 40 us and
+// whose second's took `second_us`: 300 us puts the p99 eight buckets above the p50, a tail
+// stretched beyond the interrupts' (every completion of theirs took 60 us) by the margin.
+ThreadStep hold_window(MeasuredPolicy& p, FakeQueueEnv& q, int64_t second_us) {
+  q.latency_ns = 40000;
+  pass(p, q, 8, 40, Duration::us(10));
+  q.latency_ns = second_us * 1000;  // half the window: its p99 among them, its p50 not
+  return pass(p, q, 8, 40, Duration::us(10));
+}
+
+// A hold of four windows, begun.
+MeasuredPolicy holding(FakeQueueEnv& q, int64_t tail_windows) {
+  auto params = small();
+  params.hold_windows = 4;
+  params.tail_windows = tail_windows;
+  MeasuredPolicy p(params);
   q.latency_ns = 60000;
   start_a_try(p, q);
   try_window(p, q, 60, 60);
-  ASSERT_EQ(p.mode(), "poll_hold");
-  q.latency_ns = 40000;
-  pass(p, q, 8, 40, Duration::us(10));
-  q.latency_ns = 300000;  // half the window: its p99 among them, its p50 not
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::park);
-  expect_hold_failed(p, q,
-                     "hold window's p99 262 us over p50 32 us against the interrupts' p99 57 us over p50 57 us");
+  EXPECT_EQ(p.mode(), "poll_hold");
+  return p;
+}
+
+// 3 -> 4: hold windows whose tail stretched beyond the margin, tail_windows (2) in a row,
+// are a failure: back off. With tail_windows 1 one such window is.
+TEST(MeasuredPolicy, HoldWindowsWhoseTailStretchedAreAFailure) {
+  {
+    FakeQueueEnv q;
+    MeasuredPolicy p = holding(q, 2);
+    EXPECT_EQ(hold_window(p, q, 300).kind, Kind::resched);
+    EXPECT_EQ(p.mode(), "poll_hold");
+    EXPECT_EQ(hold_window(p, q, 300).kind, Kind::park);
+    expect_hold_failed(p, q,
+                       "2 hold windows in a row, the last's p99 262 us over p50 32 us against the interrupts' p99 57 "
+                       "us over p50 57 us");
+  }
+  {
+    FakeQueueEnv q;
+    MeasuredPolicy p = holding(q, 1);
+    EXPECT_EQ(hold_window(p, q, 300).kind, Kind::park);
+    expect_hold_failed(p, q,
+                       "hold window's p99 262 us over p50 32 us against the interrupts' p99 57 us over p50 57 us");
+  }
+}
+
+// 3: one stretched hold window between ordinary ones is a transient of the drive's (a
+// burst at its flash targets lifts one window's p99 on every queue of it), not polling's
+// doing: the hold goes on, and runs its four windows.
+TEST(MeasuredPolicy, OneStretchedHoldWindowIsATransient) {
+  FakeQueueEnv q;
+  MeasuredPolicy p = holding(q, 2);
+  for (const int64_t second_us : {300, 40, 300}) {
+    EXPECT_EQ(hold_window(p, q, second_us).kind, Kind::resched) << second_us;
+    EXPECT_EQ(p.mode(), "poll_hold");
+  }
+  EXPECT_EQ(hold_window(p, q, 40).kind, Kind::park);
+  EXPECT_EQ(p.mode(), "irq_measure");
+  EXPECT_EQ(q.counters_.backoffs, 0u);
+  EXPECT_NE(q.modes.back().reason.find("held 4 windows"), std::string::npos) << q.modes.back().reason;
 }
 
 // 5: the load leaving during polling ends it without a failure.
