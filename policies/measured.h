@@ -390,12 +390,22 @@ class MeasuredPolicy {
     restart(q);
     return ThreadStep::resched();
   }
+  // 4: the try can no longer win (cannot_win) or fell behind (behind); the reason names
+  // the bar it missed.
   template <QueueEnv Q>
-  ThreadStep fail(Q& q) {  // 4: slower
+  ThreadStep fail(Q& q) {
     const int64_t t = (q.now() - try_start_).count_ns();
-    return fail(q, "poll try slower (" + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
-                       " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
-                       " us by interrupts)");
+    std::string why = "poll try: " + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
+                      " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
+                      " us by interrupts, ";
+    if (!faster_by_margin(t)) {
+      why += "not faster by the margin";
+    } else if (t + spread_ns_ >= d_irq_ns_) {
+      why += "not faster by the interrupt window's halves' spread (" + std::to_string(spread_ns_ / 1000) + " us)";
+    } else {
+      why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
+    }
+    return fail(q, why);
   }
   template <QueueEnv Q>
   ThreadStep fail(Q& q, const std::string& why) {  // 4

@@ -54,12 +54,18 @@ void expect_first_backoff(const MeasuredPolicy& p) {
   EXPECT_EQ(p.failures(), 1u);
 }
 
+// The last mode change's reason says `why`.
+void expect_reason(const FakeQueueEnv& q, const std::string& why) {
+  ASSERT_FALSE(q.modes.empty());
+  EXPECT_NE(q.modes.back().reason.find(why), std::string::npos) << q.modes.back().reason;
+}
+
 // A hold that failed (step 3) for the reason `why`: unmasked, backing off for the first time.
 void expect_hold_failed(const MeasuredPolicy& p, const FakeQueueEnv& q, const std::string& why) {
   expect_first_backoff(p);
   EXPECT_FALSE(q.masked);
   EXPECT_EQ(q.counters_.backoffs, 1u);
-  EXPECT_NE(q.modes.back().reason.find(why), std::string::npos) << q.modes.back().reason;
+  expect_reason(q, why);
 }
 
 TEST(MeasuredPolicy, ParamsAndChecks) {
@@ -173,6 +179,8 @@ TEST(MeasuredPolicy, ATryBehindThePaceFailsEarly) {
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(55)).kind, Kind::sleep);   // 2 in 55 us: (55 - 20) x 16 < 2 x 300
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(5)).kind, Kind::park);     // 2 in 60 us: behind
   expect_first_backoff(p);
+  expect_reason(q, "poll try: 2 in 115 us against 16 in 300 us by interrupts, behind their pace since its first "
+                   "drain by more than 20 us");
 }
 
 // 2: a try that has found nothing yet is not behind, but it fails once it can no longer
@@ -184,6 +192,7 @@ TEST(MeasuredPolicy, ATryFailsOnceItCannotWin) {
   EXPECT_EQ(pass(p, q, 0, 40, Duration::us(29)).kind, Kind::sleep);  // 0 in 29 us: can still win
   EXPECT_EQ(pass(p, q, 0, 40, Duration::ns(100)).kind, Kind::park);   // 0 in 29.1 us: cannot
   expect_first_backoff(p);
+  expect_reason(q, "poll try: 0 in 29 us against 16 in 30 us by interrupts, not faster by the margin");
 }
 
 // 2: completions that come in a burst late in the window (an application reaping and
@@ -224,6 +233,8 @@ TEST(MeasuredPolicy, ADriftingPaceMustBeBeatenByItsHalvesSpread) {
   EXPECT_EQ(pass(slow, q2, 8, 40, Duration::us(3)).kind, Kind::resched);
   EXPECT_EQ(pass(slow, q2, 8, 40, Duration::us(3)).kind, Kind::park) << "6 us: 6 + 20 >= 25";
   expect_first_backoff(slow);
+  expect_reason(q2, "poll try: 16 in 6 us against 16 in 25 us by interrupts, not faster by the interrupt window's "
+                    "halves' spread (20 us)");
 
   // halves_1024 0: the margin alone, as before (16 in 20 us against 25 us wins).
   MeasuredParams off = small();
