@@ -383,14 +383,16 @@ TEST(MeasuredPolicy, AWindowOfRareStallsStartsNoTry) {
   }
 }
 
-// A hold window of 16 completions (two passes of 8) whose first pass's CQEs took 40 us and
-// whose second's took `second_us`: 300 us puts the p99 eight buckets above the p50, a tail
-// stretched beyond the interrupts' (every completion of theirs took 60 us) by the margin.
-ThreadStep hold_window(MeasuredPolicy& p, FakeQueueEnv& q, int64_t second_us) {
+// A hold window of 16 completions (two passes of 8, each `gap` after the last: the window
+// takes both, 20 us against the interrupts' 30 us by default) whose first pass's CQEs took
+// 40 us and whose second's took `second_us`: 300 us puts the p99 eight buckets above the
+// p50, a tail stretched beyond the interrupts' (every completion of theirs took 60 us) by
+// the margin.
+ThreadStep hold_window(MeasuredPolicy& p, FakeQueueEnv& q, int64_t second_us, Duration gap = Duration::us(10)) {
   q.latency_ns = 40000;
-  pass(p, q, 8, 40, Duration::us(10));
+  pass(p, q, 8, 40, gap);
   q.latency_ns = second_us * 1000;  // half the window: its p99 among them, its p50 not
-  return pass(p, q, 8, 40, Duration::us(10));
+  return pass(p, q, 8, 40, gap);
 }
 
 // A hold of four windows, begun.
@@ -442,6 +444,21 @@ TEST(MeasuredPolicy, OneStretchedHoldWindowIsATransient) {
   EXPECT_EQ(p.mode(), "irq_measure");
   EXPECT_EQ(q.counters_.backoffs, 0u);
   EXPECT_NE(q.modes.back().reason.find("held 4 windows"), std::string::npos) << q.modes.back().reason;
+}
+
+// 3: the grace of tail_windows is for a hold that beats the interrupts by at least the
+// tail's allowance (tail_quarter_octaves, 2: its window two quarter-octave buckets or more
+// below D_irq's 30 us). A window of 26 us wins by the margin (under 29.06 us) but by one
+// bucket only: a write-bound drive's hold, where a stretched tail is a bad trade at once.
+TEST(MeasuredPolicy, OnlyAHoldThatWinsByTheTailsAllowanceGetsTheGrace) {
+  static_assert(LatencyBuckets::bucket(30000) - LatencyBuckets::bucket(26000) == 1);
+  static_assert(LatencyBuckets::bucket(30000) - LatencyBuckets::bucket(20000) >= 2);  // hold_window's default
+  FakeQueueEnv q;
+  MeasuredPolicy p = holding(q, 2);
+  EXPECT_EQ(hold_window(p, q, 300, Duration::us(13)).kind, Kind::park);
+  expect_hold_failed(p, q,
+                     "hold window's p99 262 us over p50 32 us against the interrupts' p99 57 us over p50 57 us, in 26 "
+                     "us against 30 us: not ahead by the tail's allowance");
 }
 
 // 5: the load leaving during polling ends it without a failure.
