@@ -375,12 +375,17 @@ class MeasuredPolicy {
   bool wins_by_the_tail(int64_t t) const {
     return LatencyBuckets::bucket(d_irq_ns_) >= LatencyBuckets::bucket(t) + tail_;
   }
-  // 2: has the try taken as long as a winning window may (the margin's bar, and t against
-  // D_irq less the halves' spread)?
+  // 2: the bar a try that has taken `t` since it began can no longer pass: the margin's,
+  // or t against D_irq less the halves' spread (none: it can still win).
+  enum class Bar { none, margin, halves };
+  Bar missed_bar(int64_t t) const {
+    if (!faster_by_margin(t)) return Bar::margin;
+    if (t + spread_ns_ >= d_irq_ns_) return Bar::halves;
+    return Bar::none;
+  }
   template <QueueEnv Q>
   bool cannot_win(Q& q) const {
-    const int64_t t = (q.now() - try_start_).count_ns();
-    return !faster_by_margin(t) || t + spread_ns_ >= d_irq_ns_;
+    return missed_bar((q.now() - try_start_).count_ns()) != Bar::none;
   }
   // 2: has the try, once it found CQEs, fallen behind the interrupt pace by the slack?
   template <QueueEnv Q>
@@ -416,12 +421,14 @@ class MeasuredPolicy {
     std::string why = "poll try: " + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
                       " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
                       " us by interrupts, ";
-    if (!faster_by_margin(t)) {
-      why += "not faster by the margin";
-    } else if (t + spread_ns_ >= d_irq_ns_) {
-      why += "not faster by the interrupt window's halves' spread (" + std::to_string(spread_ns_ / 1000) + " us)";
-    } else {
-      why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
+    switch (missed_bar(t)) {
+      case Bar::margin: why += "not faster by the margin"; break;
+      case Bar::halves:
+        why += "not faster by the interrupt window's halves' spread (" + std::to_string(spread_ns_ / 1000) + " us)";
+        break;
+      case Bar::none:
+        why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
+        break;
     }
     return fail(q, why);
   }

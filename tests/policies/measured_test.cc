@@ -222,7 +222,7 @@ TEST(MeasuredPolicy, ADriftingPaceMustBeBeatenByItsHalvesSpread) {
   FakeQueueEnv q;
   drifting(p, q);
   ASSERT_EQ(p.mode(), "poll_try");
-  EXPECT_NE(q.modes.back().reason.find("halves 20 us apart"), std::string::npos) << q.modes.back().reason;
+  expect_reason(q, "halves 20 us apart");
   EXPECT_EQ(pass(p, q, 8, 40, Duration::us(2)).kind, Kind::resched);
   EXPECT_EQ(pass(p, q, 8, 40, Duration::us(2)).kind, Kind::resched);
   EXPECT_EQ(p.mode(), "poll_hold");
@@ -356,7 +356,7 @@ TEST(MeasuredPolicy, ATryThatStretchesTheTailFails) {
       const std::string want = "but its p99 " +
                                std::to_string(LatencyBuckets::lower(LatencyBuckets::bucket(c.last_us * 1000)) / 1000) +
                                " us over p50 32 us against p99 57 us over p50 57 us";
-      EXPECT_NE(q.modes.back().reason.find(want), std::string::npos) << q.modes.back().reason;
+      expect_reason(q, want);
     }
   }
 }
@@ -443,7 +443,7 @@ TEST(MeasuredPolicy, OneStretchedHoldWindowIsATransient) {
   EXPECT_EQ(hold_window(p, q, 40).kind, Kind::park);
   EXPECT_EQ(p.mode(), "irq_measure");
   EXPECT_EQ(q.counters_.backoffs, 0u);
-  EXPECT_NE(q.modes.back().reason.find("held 4 windows"), std::string::npos) << q.modes.back().reason;
+  expect_reason(q, "held 4 windows");
 }
 
 // 3: the grace of tail_windows is for a hold that beats the interrupts by at least the
