@@ -42,11 +42,15 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
   const double fill = p.initial_buffer_fill_min + rng.uniform() * (p.initial_buffer_fill_max - p.initial_buffer_fill_min);
   const double backlog = rng.uniform();
   initial_fill_ = static_cast<uint64_t>(fill * static_cast<double>(buffer_.capacity()));
-  if (collects_) {
-    const double per_op = static_cast<double>((p.media_read + p.program).count_ns());
-    initial_gc_ = static_cast<uint64_t>(backlog * static_cast<double>(p.initial_gc_backlog_max.count_ns()) / per_op *
-                                        static_cast<double>(targets.size()));
-  }
+  if (collects_) initial_gc_ = static_cast<uint64_t>(gc_backlog_relocations(p, backlog, targets.size()));
+}
+
+// The relocations of a drawn GC backlog: `share` of initial_gc_backlog_max of work on each
+// of `targets` targets, a relocation (a media read and a program) at its mean time. The
+// constructor's draw and drawn_state_settling's bound (share 1) both count it so.
+double FlashWrites::gc_backlog_relocations(const DeviceProfile& p, double share, std::size_t targets) {
+  const double per_op = static_cast<double>((p.media_read + p.program).count_ns());
+  return share * static_cast<double>(p.initial_gc_backlog_max.count_ns()) / per_op * static_cast<double>(targets);
 }
 
 Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
@@ -60,10 +64,8 @@ Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
   // Programs at the longest their spread draws, so that the bound holds at every seed (the
   // backlog's count is the constructor's, from the mean).
   const double program_max_ns = std::ceil(static_cast<double>(p.program.count_ns()) * (1 + p.program_spread));
-  const double mean_relocation_ns = static_cast<double>((p.media_read + p.program).count_ns());
   const double relocation_ns = static_cast<double>(p.media_read.count_ns()) + program_max_ns;
-  const double backlog =
-      collects ? std::floor(static_cast<double>(p.initial_gc_backlog_max.count_ns()) / mean_relocation_ns * units) : 0;
+  const double backlog = collects ? std::floor(gc_backlog_relocations(p, 1.0, p.units)) : 0;
   const double relocations = collects ? std::ceil(fill_programs * (wa - 1)) + backlog : 0;
   if (fill_programs == 0 && relocations == 0) return Duration::zero();
   const double erases =

@@ -118,6 +118,8 @@ class FlashWrites {
   }
 
  private:
+  // The relocations of `share` of the largest GC backlog on `targets` targets.
+  static double gc_backlog_relocations(const DeviceProfile& p, double share, std::size_t targets);
   enum Kind : uint64_t { kHost = 0, kGc = 1, kErase = 2 };
   void start(uint32_t target, Kind kind, Duration d, uint64_t bytes);
   Duration program_time();  // one program's, drawn around p.program (program_spread)
