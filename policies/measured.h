@@ -310,7 +310,7 @@ class MeasuredPolicy {
   // Notes when the window passed its half, for halves_spread.
   template <QueueEnv Q>
   bool count(Q& q, uint32_t n) {
-    if (open_at_first_drain(q)) first_n_ = n;
+    open_at_first_drain(q, n);
     window_count_ += n;
     if (mid_count_ == 0 && 2 * window_count_ >= window_) {
       mid_count_ = window_count_;
@@ -346,14 +346,14 @@ class MeasuredPolicy {
     q.mask_vector();
     q.wake_thread();
   }
-  // A window opens at its first drain: those CQEs are its first. True when it opens now.
+  // A window opens at its first drain: those n CQEs are its first (first_n_).
   template <QueueEnv Q>
-  bool open_at_first_drain(Q& q) {
-    if (window_count_ != 0 || started_) return false;
+  void open_at_first_drain(Q& q, uint32_t n) {
+    if (window_count_ != 0 || started_) return;
     started_ = true;
     start_ = q.now();
+    first_n_ = n;
     q.latencies().clear(q.now());  // the opening drain's CQEs were there before: not this window's
-    return true;
   }
   template <QueueEnv Q>
   void restart(Q& q) {
@@ -396,7 +396,7 @@ class MeasuredPolicy {
   }
   template <QueueEnv Q>
   ThreadStep judge_try(Q& q, uint32_t n) {
-    if (n > 0 && open_at_first_drain(q)) first_n_ = n;
+    if (n > 0) open_at_first_drain(q, n);
     window_count_ += n;
     if (cannot_win(q)) return fail(q);
     if (window_count_ < window_) return behind(q) ? fail(q) : ThreadStep::resched();
