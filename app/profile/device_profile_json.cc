@@ -44,7 +44,11 @@ bool read_cdf_file(JsonReader& r, const std::string& base_dir, CdfSource& src) {
     r.fail("cdf_file", why->message);
     return false;
   }
-  std::istringstream in(std::get<0>(text));
+  // A spreadsheet's CSV export starts with a UTF-8 byte-order mark: skipped, as a replay
+  // trace's is (line 1 was "expected 'probability,ns'").
+  std::string& body = std::get<0>(text);
+  if (body.rfind("\xEF\xBB\xBF", 0) == 0) body.erase(0, 3);
+  std::istringstream in(body);
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {

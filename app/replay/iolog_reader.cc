@@ -95,7 +95,7 @@ bool place_on_drive(const Topology& topo, uint32_t drive, ReplayCommand& c) {
 
 }  // namespace
 
-std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& target, uint32_t& line_count) {
+std::optional<InputError> read_iolog(std::string_view text, ReplayTarget& target, uint32_t& line_count) {
   if (target.options().service)
     return InputError{"--replay-service", "an iolog has no device times; it needs a command trace (CSV)"};
   Files files(target);
@@ -107,7 +107,7 @@ std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& targ
     std::size_t start = pos + 1;
     pos = text.find('\n', start);
     ++line;
-    std::string_view l = std::string_view(text).substr(start, pos == std::string::npos ? std::string::npos : pos - start);
+    std::string_view l = text.substr(start, pos == std::string::npos ? std::string::npos : pos - start);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     const std::vector<std::string_view> tok = tokens(l);
     if (tok.empty()) continue;

@@ -53,6 +53,10 @@ std::variant<std::vector<FioSection>, InputError> parse_fio_sections(const std::
     ++lineno;
     if (!valid_utf8(line)) return InputError{file + ":" + std::to_string(lineno), "is not valid UTF-8 text"};
     if (line.find('\0') != std::string::npos) return InputError{file + ":" + std::to_string(lineno), "has a NUL byte"};
+    // fio reads a byte-order mark as part of the first line ("option outside a section"
+    // in our words, which the [job] the user sees does not explain): said as what it is.
+    if (lineno == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
+      return InputError{file + ":1", "starts with a UTF-8 byte-order mark, which fio does not read: save the file without it"};
     std::string t = trim(line);
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[') {

@@ -166,6 +166,15 @@ TEST(FioJob, ADriveGivenTwiceInFilenameIsNamedAtItsLine) {
   EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["drives"], nlohmann::json({0, 1}));
 }
 
+// fio reads a byte-order mark as part of the first line, and refuses it; it was "option
+// outside a section" here, above the [j] the user sees. Said as what it is.
+TEST(FioJob, AByteOrderMarkIsRefusedAsWhatItIs) {
+  auto r = fio_text_to_scenario_patch("\xEF\xBB\xBF[j]\nfilename=/dev/nvme0n1\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).str(),
+            "a.fio:1: starts with a UTF-8 byte-order mark, which fio does not read: save the file without it");
+}
+
 // Each generated field with the line that gave it (the later of two), as the file spells
 // the option there; fields no line gave (a job's name) have none.
 TEST(FioJob, EachFieldRecordsTheLineItCameFrom) {

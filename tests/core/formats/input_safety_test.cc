@@ -180,6 +180,9 @@ TEST(InputSafety, CdfFilePointsAreNamedAtTheirFileAndLine) {
   EXPECT_EQ(error_of(f), at + f.string() + ":3: the last probability must be 1.0");
   f = temp_file("nvmesim_cdf_none.csv", "# only a comment\n\n");
   EXPECT_EQ(error_of(f), at + f.string() + ": no points: expected 'probability,ns' lines");
+  // A spreadsheet's byte-order mark is skipped, the lines keep their numbers.
+  f = temp_file("nvmesim_cdf_bom.csv", "\xEF\xBB\xBF" "0.5,100\n0.4,200\n");
+  EXPECT_EQ(error_of(f), at + f.string() + ":2: probabilities must increase strictly within (0, 1]");
   // Inline points keep their pointer.
   EXPECT_EQ(load_error({R"(drives.0.profile.read={"dist":"empirical","cdf":[[0.5,100],[0.4,200],[1,300]]})"}).str(),
             "/drives/0/profile/read/cdf/1: probabilities must increase strictly within (0, 1]");
