@@ -112,5 +112,19 @@ TEST(CalibrateGroundTruth, RecoversWhatTheRunsPinAndFlagsTheSumOnlyPair) {
   EXPECT_LT(dir["/host/irq_entry_ns"].get<double>() * dir["/host/irq_exit_ns"].get<double>(), 0);
 }
 
+// The shipped profile writes initial_buffer_fill_min as 1, a JSON integer: a parameter's
+// kind is the field's, so it is fitted as a real (its trials were rounded to 0 or 1), and
+// a time in ns stays an integer.
+TEST(CalibrateSpec, AFractionWrittenAsOneIsFittedAsAReal) {
+  json spec = {{"format", "nvmesim-calibrate/1"},
+               {"runs", json::array({{{"name", "r"}, {"scenario", testbed(4)}, {"measured", {{"iops", 5e4}}}}})},
+               {"parameters", json::array({{{"path", "/drives/0/profile/initial_buffer_fill_min"}, {"min", 0}, {"max", 0.5}},
+                                           {{"path", "/host/irq_entry_ns"}, {"min", 100}, {"max", 3000}}})}};
+  auto loaded = load_calibration_spec(spec, ".");
+  ASSERT_TRUE(std::holds_alternative<CalibrationSpec>(loaded)) << std::get<InputError>(loaded).str();
+  EXPECT_FALSE(std::get<CalibrationSpec>(loaded).parameters[0].integer);
+  EXPECT_TRUE(std::get<CalibrationSpec>(loaded).parameters[1].integer);
+}
+
 }  // namespace
 }  // namespace nvmesim
