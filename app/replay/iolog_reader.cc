@@ -131,6 +131,9 @@ std::optional<InputError> read_iolog(std::string_view text, ReplayTarget& target
     if (!offset || *offset < 0)
       return target.at(line, "4 (offset)", "expected a byte offset, got '" + std::string(tok[3]) + "'");
     auto len = parse_int(tok[4]);
+    // A line skipped below is checked as the others: "trim 0 banana" is no line of fio's.
+    if (!len || *len < 0)
+      return target.at(line, "5 (length)", "expected a length in bytes, got '" + std::string(tok[4]) + "'");
     if (act == "trim" || act == "sync" || act == "datasync" || act == "wait") {  // no such command in the model
       ++target.trace().skipped;
       continue;
@@ -140,7 +143,7 @@ std::optional<InputError> read_iolog(std::string_view text, ReplayTarget& target
                                                std::string(act) + "'");
     // Whole 512-byte blocks, as a command trace's blocks and a job's bs are: an NVMe
     // command moves whole blocks (a 100-byte read was simulated as a 100-byte transfer).
-    if (!len || *len < 512 || *len > (int64_t{1} << 31) || *len % 512 != 0)
+    if (*len < 512 || *len > (int64_t{1} << 31) || *len % 512 != 0)
       return target.at(line, "5 (length)", "expected a length of whole 512-byte blocks, from 512 to 2147483648 bytes, got '" +
                                                std::string(tok[4]) + "'");
     const uint32_t drive = known->second;

@@ -52,7 +52,9 @@ std::variant<ReplayTrace, InputError> load(std::string_view text, ReplayTarget& 
   ReplayTrace& trace = target.trace();
   std::optional<InputError> e;
   uint32_t line_count = 1;
-  if (first_line.rfind("fio version 3 iolog", 0) == 0) {
+  // fio writes the header alone on its line: "fio version 3 iologx" is not one.
+  while (!first_line.empty() && (first_line.back() == ' ' || first_line.back() == '\t')) first_line.remove_suffix(1);
+  if (first_line == "fio version 3 iolog") {
     trace.format = "fio-iolog-v3";
     e = replay::read_iolog(text, target, line_count);
   } else if (first_line.rfind("fio version 2 iolog", 0) == 0) {

@@ -443,6 +443,13 @@ INSTANTIATE_TEST_SUITE_P(
         // A leading UTF-8 byte-order mark (a spreadsheet's CSV export) is skipped: the
         // lines keep their numbers, and a mark alone is an empty file.
         BadTrace{"bom_only", "\xEF\xBB\xBF", "t.csv:1: empty file"},
+        // Probing found both accepted: a skipped line's length was never read, and any
+        // first line that began with the header was taken for it.
+        BadTrace{"iolog_skipped_line_bad_length",
+                 "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 4096\n20 /dev/nvme0n1 trim 0 banana\n",
+                 "t.csv:4: column 5 (length): expected a length in bytes, got 'banana'"},
+        BadTrace{"iolog_header_with_more", "fio version 3 iologx\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 4096\n",
+                 "t.csv:1: unknown format"},
         BadTrace{"bom_then_short_row", "\xEF\xBB\xBF" + kHeader + "cmd,500,1\n", "t.csv:2: expected 18 fields, got 3"}));
 
 // A spreadsheet writes a UTF-8 byte-order mark before the header: it read as "unknown
