@@ -478,6 +478,10 @@ TEST(CliOutputs, EmptyPathsAreRefusedNamingTheOption) {
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_NE(o.out.find("nvmesim: --output: must name a file"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("wall"), std::string::npos) << "nothing was simulated\n" << o.out;
+  // An empty drive name was taken as none: the trace mapped as if the option were not given.
+  o = cli("run " + scenario() + " -q --set duration_us=1000 --replay x.csv --replay-drive ''");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: --replay-drive: must name a drive of the scenario"), std::string::npos) << o.out;
   for (const char* opt : {"-o", "--report"}) {
     o = cli(std::string("calibrate x.json ") + opt + " ''");
     EXPECT_EQ(o.code, 2) << opt << "\n" << o.out;
