@@ -208,7 +208,9 @@ def _set_cdf(cdf):
 
 
 @pytest.mark.parametrize("change, words", [
-    (_set_iops(1e308), "iops = 1e+308: must be a finite number of at most 1e+15"),
+    (_set_iops(1e308), "iops = 1e+308: must be a finite number from 0 to 1e+15"),
+    # Probing found a negative figure compared as a measurement (IOPS MAPE 140850100%).
+    (_set_iops(-5), "iops = -5.0: must be a finite number from 0 to 1e+15"),
     (_set_cdf([[1000, "x"]]), "/aggregate/latency_cdf/0: must be [latency_ns, fraction]"),
     (_set_cdf([[1000, 0.5], [2000]]), "/aggregate/latency_cdf/1: must be [latency_ns, fraction]"),
     (_set_cdf([[1000, 0.5], [900, 0.6]]), "/aggregate/latency_cdf/1: latency and fraction must not"),
