@@ -48,14 +48,44 @@ MetricValues CalibrationSimulator::run_metrics(const CalibrationRun& run, const 
 
 std::optional<InputError> CalibrationSimulator::check_corners(const std::vector<ParamBound>& bounds) const {
   const std::size_t n = bounds.size();
+  const auto corner = [&](std::size_t at_max, std::size_t also_at_max) {  // n: none
+    Eigen::VectorXd x(static_cast<Eigen::Index>(n));
+    for (std::size_t i = 0; i < n; ++i)
+      x[static_cast<Eigen::Index>(i)] = i == at_max || i == also_at_max ? bounds[i].hi : bounds[i].lo;
+    return x;
+  };
+  const auto load_at = [&](const CalibrationRun& run, const Eigen::VectorXd& x) {
+    return load(run, x, run.ratio_policy.empty() ? "" : policy_override(run.ratio_policy));
+  };
+  const auto named = [&](std::size_t i) {
+    return spec_.parameters[i].path + " (/parameters/" + std::to_string(i) + ")";
+  };
   for (const auto& run : spec_.runs)
     for (bool hi : {false, true}) {
-      Eigen::VectorXd corner(static_cast<Eigen::Index>(n));
-      for (std::size_t i = 0; i < n; ++i) corner[static_cast<Eigen::Index>(i)] = hi ? bounds[i].hi : bounds[i].lo;
-      auto loaded = load(run, corner, run.ratio_policy.empty() ? "" : policy_override(run.ratio_policy));
+      Eigen::VectorXd x(static_cast<Eigen::Index>(n));
+      for (std::size_t i = 0; i < n; ++i) x[static_cast<Eigen::Index>(i)] = hi ? bounds[i].hi : bounds[i].lo;
+      auto loaded = load_at(run, x);
       if (auto* e = std::get_if<InputError>(&loaded))
         return InputError{"/parameters", std::string("at every ") + (hi ? "max" : "min") + ", run \"" + run.name +
                                              "\" does not load: " + e->str()};
+    }
+  // One parameter at its max, the others at their min: the corner where a rule between two
+  // values (initial_buffer_fill_min <= initial_buffer_fill_max) is most strained, which the
+  // two corners above never try. A fit would reach such a point and stop in an internal
+  // error; the partner is the parameter whose max makes the point load again.
+  for (const auto& run : spec_.runs)
+    for (std::size_t i = 0; i < n && n > 1; ++i) {
+      auto loaded = load_at(run, corner(i, n));
+      const auto* e = std::get_if<InputError>(&loaded);
+      if (!e) continue;
+      std::string which = named(i) + " at its max (" + json(bounds[i].hi).dump() + ")";
+      for (std::size_t j = 0; j < n; ++j)
+        if (j != i && std::holds_alternative<LoadedScenario>(load_at(run, corner(i, j)))) {
+          which += " and " + named(j) + " at its min (" + json(bounds[j].lo).dump() + ")";
+          break;
+        }
+      return InputError{"/parameters", "with " + which + ", a point of the box the fit may try, run \"" + run.name +
+                                           "\" does not load: " + e->str() + "; narrow the ranges so that it does"};
     }
   return std::nullopt;
 }

@@ -334,6 +334,21 @@ const json* documented_range(const CalibrationSpec& spec, const CalibrationParam
   return nullptr;
 }
 
+// Whether the field at `ptr` of `run`'s scenario holds an integer, from the resolved
+// document, where each field is written in its own type; nothing when the scenario does
+// not load. A fraction a profile writes as 1 (initial_buffer_fill_max) is a JSON integer
+// all the same, and fitted as one its trials were rounded to 0 or 1.
+std::optional<bool> resolved_is_integer(const CalibrationRun& run, const std::string& ptr) {
+  LoadOptions o;
+  o.base_dir = run.base_dir;
+  o.overrides = run.sets;
+  auto loaded = load_scenario_json(run.scenario, o);
+  const auto* ls = std::get_if<LoadedScenario>(&loaded);
+  const json::json_pointer at(ptr);
+  if (!ls || !ls->resolved.contains(at) || !ls->resolved.at(at).is_number()) return std::nullopt;
+  return ls->resolved.at(at).is_number_integer();
+}
+
 // One {path, min, max} of "parameters", appended to spec.parameters: its path must name a
 // number in every run's scenario, its bounds default to the documented range.
 std::optional<InputError> read_parameter(const json& obj, const std::string& pw, CalibrationSpec& spec,
@@ -357,8 +372,9 @@ std::optional<InputError> read_parameter(const json& obj, const std::string& pw,
     if (auto* why = std::get_if<std::string>(&where))
       return InputError{pw + "/path", "in run \"" + run.name + "\"'s scenario: " + *why};
   }
-  const json& first = spec.runs[0].scenario.at(json::json_pointer(parameter_pointers(spec.runs[0].scenario, p.path)[0]));
-  p.integer = first.is_number_integer();
+  const std::string first_ptr = parameter_pointers(spec.runs[0].scenario, p.path)[0];
+  const json& first = spec.runs[0].scenario.at(json::json_pointer(first_ptr));
+  p.integer = first.is_number_integer() && resolved_is_integer(spec.runs[0], first_ptr).value_or(true);
   const json* range = documented_range(spec, p);
   if (range && !(range->is_array() && range->size() == 2 && (*range)[0].is_number() && (*range)[1].is_number()))
     return InputError{pw + "/path", "the profile's ranges[\"" + p.in_profile + "\"] must be [lo, hi]"};

@@ -88,6 +88,9 @@ inline const std::string kMemoryRule = "must be a size from 1m to 1024g (bytes, 
 inline const std::string kFileRule = "must name a file";
 inline const std::string kDateRule = "must be a calendar date YYYY-MM-DD";
 inline bool is_file_name(const std::string& s) { return !s.empty(); }
+// --replay-drive '' was taken as no --replay-drive at all.
+inline const std::string kDriveRule = "must name a drive of the scenario";
+inline bool is_drive_name(const std::string& s) { return !s.empty(); }
 
 inline const std::string kWindowRule = "must be FROM_US:TO_US with 0 <= FROM < TO <= " +
                                 std::to_string(2 * nvmesim::limits::kMaxRunDuration.count_ns() / 1000);

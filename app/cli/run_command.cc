@@ -263,7 +263,8 @@ void add_run_options(CLI::App* run, RunArgs& ra) {
       ->type_name("FILE")
       ->check(file_name);
   run->add_option("--replay-drive", ra.replay_drive, "the drive a trace without drive identity (hw, iolog) maps to")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(checked(is_drive_name, kDriveRule));
   run->add_option("--replay-block-bytes", ra.replay_block_bytes, "the trace's logical block size (default 512)")
       ->type_name("N")
       ->check(checked(parse_block_bytes, kBlockRule));

@@ -3,6 +3,7 @@
 #include <array>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include "app/input/input_file.h"
 #include "app/input/input_limits.h"
@@ -14,17 +15,40 @@ using nlohmann::json;
 
 namespace {
 
+// Where an empirical CDF's points came from, to name a bad one: inline, at its JSON
+// pointer (/drives/0/profile/read/cdf/3), or from a cdf_file, at the file's line
+// (/drives/0/profile/read/cdf_file: cdf.csv:4), since the pointer of a point the document
+// does not hold leads nowhere.
+struct CdfSource {
+  std::string path;              // the distribution's pointer
+  std::string file;              // as cdf_file gave it; empty: inline "cdf"
+  std::vector<int> lines;        // each point's line in the file
+  nlohmann::json points = nlohmann::json::array();
+
+  InputError at_point(std::size_t i, const std::string& msg) const {
+    if (file.empty()) return InputError{path + "/cdf/" + std::to_string(i), msg};
+    return InputError{path + "/cdf_file", file + ":" + std::to_string(lines[i]) + ": " + msg};
+  }
+  InputError at_whole(const std::string& msg) const {
+    return file.empty() ? InputError{path + "/cdf", msg} : InputError{path + "/cdf_file", file + ": " + msg};
+  }
+};
+
 // A CDF file's points: "probability,ns" lines, '#' comments and blank lines skipped;
-// nothing (the reader failed at "cdf_file") when the file cannot be read or a line is not
+// false (the reader failed at "cdf_file") when the file cannot be read or a line is not
 // a point.
-std::optional<json> read_cdf_file(JsonReader& r, const std::string& file, const std::string& base_dir) {
+bool read_cdf_file(JsonReader& r, const std::string& base_dir, CdfSource& src) {
+  const std::string& file = src.file;
   auto text = read_input_file(resolve_scenario_file(base_dir, file), limits::kMaxInputFileBytes);
   if (auto* why = std::get_if<FileError>(&text)) {
     r.fail("cdf_file", why->message);
-    return std::nullopt;
+    return false;
   }
-  std::istringstream in(std::get<0>(text));
-  json points = json::array();
+  // A spreadsheet's CSV export starts with a UTF-8 byte-order mark: skipped, as a replay
+  // trace's is (line 1 was "expected 'probability,ns'").
+  std::string& body = std::get<0>(text);
+  if (body.rfind("\xEF\xBB\xBF", 0) == 0) body.erase(0, 3);
+  std::istringstream in(body);
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -36,44 +60,54 @@ std::optional<json> read_cdf_file(JsonReader& r, const std::string& file, const 
     char comma = 0;
     if (!(ls >> p >> comma >> t) || comma != ',') {
       r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns'");
-      return std::nullopt;
+      return false;
     }
     if (ls >> std::ws; !ls.eof()) {  // "0.5,1000 junk", "0.5,1000,7": not a point
       r.fail("cdf_file", file + ":" + std::to_string(lineno) + ": expected 'probability,ns', then the line's end");
-      return std::nullopt;
+      return false;
     }
-    points.push_back(json::array({p, t}));
+    src.points.push_back(json::array({p, t}));
+    src.lines.push_back(lineno);
   }
-  return points;
+  return true;
 }
 
 // The empirical CDF's points into d.cdf: probabilities rising strictly to 1.0, times not
-// falling and within kMaxLatency; the first bad point is `err`.
-void read_cdf_points(const json& points, const std::string& path, DistSpec& d, std::optional<InputError>& err) {
+// falling and within kMaxLatency; the first bad point is `err`. Written so that a NaN
+// (a Python document can hold one) fails every test.
+void read_cdf_points(const CdfSource& src, DistSpec& d, std::optional<InputError>& err) {
+  const json& points = src.points;
+  if (!points.is_array() || points.empty()) {
+    err = src.at_whole(src.file.empty() ? "must be a non-empty array of [probability, ns]"
+                                        : "no points: expected 'probability,ns' lines");
+    return;
+  }
   double last_p = 0, last_t = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& pt = points[i];
-    std::string pp = path + "/cdf/" + std::to_string(i);
     if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
-      err = InputError{pp, "must be [probability, ns]"};
+      err = src.at_point(i, "must be [probability, ns]");
       return;
     }
     double p = pt[0].get<double>(), t = pt[1].get<double>();
-    if (p <= last_p || p > 1.0) {
-      err = InputError{pp, "probabilities must increase strictly within (0, 1]"};
+    if (!(p > last_p && p <= 1.0)) {
+      err = src.at_point(i, "probabilities must increase strictly within (0, 1]");
       return;
     }
     // Checked as doubles before the conversion to integer ns.
-    if (t < last_t || t < 0 || t > static_cast<double>(kMaxLatency.count_ns())) {
-      err = InputError{pp, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
-                               " ns, got " + json_excerpt(pt[1])};
+    if (!(t >= last_t && t >= 0 && t <= static_cast<double>(kMaxLatency.count_ns()))) {
+      err = src.at_point(i, "times must be >= 0, not decrease and be <= " + std::to_string(kMaxLatency.count_ns()) +
+                                " ns, got " + json_excerpt(pt[1]));
       return;
     }
     d.cdf.emplace_back(p, Duration::ns(static_cast<int64_t>(t)));
     last_p = p;
     last_t = t;
   }
-  if (last_p != 1.0) err = InputError{path + "/cdf", "the last probability must be 1.0"};
+  if (last_p != 1.0) {
+    const std::string msg = "the last probability must be 1.0";
+    err = src.file.empty() ? src.at_whole(msg) : src.at_point(points.size() - 1, msg);
+  }
 }
 
 // The distributions' parameters and the kinds that use each (indexed by DistSpec::Kind).
@@ -115,19 +149,16 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
     return d;
   }
   // Empirical CDF: inline [[p, ns], ...] or a CSV file of "probability,ns" lines.
-  json points;
+  CdfSource src{path, "", {}, json::array()};
   if (r.has("cdf") && r.has("cdf_file")) {
     r.fail("cdf_file", "give \"cdf\" or \"cdf_file\", not both: one of them would be ignored");
     return d;
   }
   if (r.has("cdf")) {
-    points = r.at("cdf");
+    src.points = r.at("cdf");
   } else if (r.has("cdf_file")) {
-    std::string file = r.string("cdf_file", "");
-    if (!r.ok()) return d;
-    auto read = read_cdf_file(r, file, base_dir);
-    if (!read) return d;
-    points = std::move(*read);
+    src.file = r.string("cdf_file", "");
+    if (!r.ok() || !read_cdf_file(r, base_dir, src)) return d;
   } else {
     r.fail("", "an empirical distribution needs \"cdf\" or \"cdf_file\"");
     return d;
@@ -135,11 +166,7 @@ DistSpec read_dist(const json& j, const std::string& path, const std::string& ba
   r.string("cdf_file", "");
   r.reject_unknown({"cdf", "comment", "per_extra_4k_ns"});
   if (!r.ok()) return d;
-  if (!points.is_array() || points.empty()) {
-    err = InputError{path + "/cdf", "must be a non-empty array of [probability, ns]"};
-    return d;
-  }
-  read_cdf_points(points, path, d, err);
+  read_cdf_points(src, d, err);
   return d;
 }
 

@@ -195,7 +195,7 @@ ReplayCommand command_of(const RowValues& v, bool write, uint32_t line, ReplayTa
 
 }  // namespace
 
-std::optional<InputError> read_command_trace(const std::string& text, ReplayTarget& target, uint32_t& line_count) {
+std::optional<InputError> read_command_trace(std::string_view text, ReplayTarget& target, uint32_t& line_count) {
   const ReplayLoadOptions& o = target.options();
   std::size_t pos = 0;
   uint32_t line = 1;

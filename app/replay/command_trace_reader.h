@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <string_view>
 
 #include "app/input/input_error.h"
 #include "app/replay/replay_target.h"
@@ -14,6 +14,6 @@ namespace nvmesim::replay {
 
 // Reads `text` (its first line the header) into `target`'s trace; `line_count` is set to
 // the line of the last record read.
-std::optional<InputError> read_command_trace(const std::string& text, ReplayTarget& target, uint32_t& line_count);
+std::optional<InputError> read_command_trace(std::string_view text, ReplayTarget& target, uint32_t& line_count);
 
 }  // namespace nvmesim::replay

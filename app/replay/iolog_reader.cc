@@ -95,7 +95,7 @@ bool place_on_drive(const Topology& topo, uint32_t drive, ReplayCommand& c) {
 
 }  // namespace
 
-std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& target, uint32_t& line_count) {
+std::optional<InputError> read_iolog(std::string_view text, ReplayTarget& target, uint32_t& line_count) {
   if (target.options().service)
     return InputError{"--replay-service", "an iolog has no device times; it needs a command trace (CSV)"};
   Files files(target);
@@ -107,7 +107,7 @@ std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& targ
     std::size_t start = pos + 1;
     pos = text.find('\n', start);
     ++line;
-    std::string_view l = std::string_view(text).substr(start, pos == std::string::npos ? std::string::npos : pos - start);
+    std::string_view l = text.substr(start, pos == std::string::npos ? std::string::npos : pos - start);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     const std::vector<std::string_view> tok = tokens(l);
     if (tok.empty()) continue;
@@ -131,6 +131,9 @@ std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& targ
     if (!offset || *offset < 0)
       return target.at(line, "4 (offset)", "expected a byte offset, got '" + std::string(tok[3]) + "'");
     auto len = parse_int(tok[4]);
+    // A line skipped below is checked as the others: "trim 0 banana" is no line of fio's.
+    if (!len || *len < 0)
+      return target.at(line, "5 (length)", "expected a length in bytes, got '" + std::string(tok[4]) + "'");
     if (act == "trim" || act == "sync" || act == "datasync" || act == "wait") {  // no such command in the model
       ++target.trace().skipped;
       continue;
@@ -140,7 +143,7 @@ std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& targ
                                                std::string(act) + "'");
     // Whole 512-byte blocks, as a command trace's blocks and a job's bs are: an NVMe
     // command moves whole blocks (a 100-byte read was simulated as a 100-byte transfer).
-    if (!len || *len < 512 || *len > (int64_t{1} << 31) || *len % 512 != 0)
+    if (*len < 512 || *len > (int64_t{1} << 31) || *len % 512 != 0)
       return target.at(line, "5 (length)", "expected a length of whole 512-byte blocks, from 512 to 2147483648 bytes, got '" +
                                                std::string(tok[4]) + "'");
     const uint32_t drive = known->second;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <string_view>
 
 #include "app/input/input_error.h"
 #include "app/replay/replay_target.h"
@@ -15,6 +15,6 @@ namespace nvmesim::replay {
 
 // Reads `text` (its first line the "fio version 3 iolog" header) into `target`'s trace;
 // `line_count` is set to the number of lines read.
-std::optional<InputError> read_iolog(const std::string& text, ReplayTarget& target, uint32_t& line_count);
+std::optional<InputError> read_iolog(std::string_view text, ReplayTarget& target, uint32_t& line_count);
 
 }  // namespace nvmesim::replay

@@ -39,15 +39,22 @@ std::optional<InputError> check_cids(const ReplayTarget& target) {
   return std::nullopt;
 }
 
+// The UTF-8 byte-order mark spreadsheets write at the start of a CSV export.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
 // The format from the first line, then its reader, then the commands in submit order.
-std::variant<ReplayTrace, InputError> load(const std::string& text, ReplayTarget& target) {
+std::variant<ReplayTrace, InputError> load(std::string_view text, ReplayTarget& target) {
+  // Skipped, not read as part of the first line: "\xEF\xBB\xBFkind,..." was an unknown format.
+  if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom) text.remove_prefix(kUtf8Bom.size());
   if (text.empty()) return target.at(1, "empty file: expected a command-trace CSV header or \"fio version 3 iolog\"");
-  std::string_view first_line = std::string_view(text).substr(0, text.find('\n'));
+  std::string_view first_line = text.substr(0, text.find('\n'));
   if (!first_line.empty() && first_line.back() == '\r') first_line.remove_suffix(1);
   ReplayTrace& trace = target.trace();
   std::optional<InputError> e;
   uint32_t line_count = 1;
-  if (first_line.rfind("fio version 3 iolog", 0) == 0) {
+  // fio writes the header alone on its line: "fio version 3 iologx" is not one.
+  while (!first_line.empty() && (first_line.back() == ' ' || first_line.back() == '\t')) first_line.remove_suffix(1);
+  if (first_line == "fio version 3 iolog") {
     trace.format = "fio-iolog-v3";
     e = replay::read_iolog(text, target, line_count);
   } else if (first_line.rfind("fio version 2 iolog", 0) == 0) {

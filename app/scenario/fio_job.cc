@@ -53,6 +53,10 @@ std::variant<std::vector<FioSection>, InputError> parse_fio_sections(const std::
     ++lineno;
     if (!valid_utf8(line)) return InputError{file + ":" + std::to_string(lineno), "is not valid UTF-8 text"};
     if (line.find('\0') != std::string::npos) return InputError{file + ":" + std::to_string(lineno), "has a NUL byte"};
+    // fio reads a byte-order mark as part of the first line ("option outside a section"
+    // in our words, which the [job] the user sees does not explain): said as what it is.
+    if (lineno == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
+      return InputError{file + ":1", "starts with a UTF-8 byte-order mark, which fio does not read: save the file without it"};
     std::string t = trim(line);
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[') {
@@ -147,9 +151,11 @@ std::optional<InputError> apply_fio_option(const Option& opt, const std::string&
     // /dev/nvmeXn1[:/dev/nvmeYn1...] -> drives X, Y
     json drives = json::array();
     std::vector<std::string> given;  // each drive's device as the line names it
-    std::stringstream fs(opt.value);
-    std::string f;
-    while (std::getline(fs, f, ':')) {
+    // Split at every ':', an empty name included: getline dropped a trailing one, so
+    // "/dev/nvme0n1:" was taken while ":" was refused.
+    for (std::size_t from = 0, to = 0; to != std::string::npos; from = to + 1) {
+      to = opt.value.find(':', from);
+      const std::string f = opt.value.substr(from, to == std::string::npos ? std::string::npos : to - from);
       auto idx = nvme_namespace_drive(f);
       if (!idx) return bad("only /dev/nvmeXnY devices (X < " + std::to_string(limits::kMaxDrives) + ") are modelled, got '" + f + "'");
       // Refused here, in the line's words: the loader's "listed twice" names JSON paths.
@@ -244,9 +250,15 @@ std::optional<uint32_t> nvme_namespace_drive(const std::string& name) {
   std::string rest = name.substr(prefix.size());
   auto n = rest.find('n');
   if (n == std::string::npos) return std::nullopt;
+  // As the kernel writes them: digits, no sign and no leading zero (nvme00n1, nvme0n01 are
+  // no devices, and were taken for nvme0n1).
+  const auto decimal = [](const std::string& d) {
+    return !d.empty() && d.find_first_not_of("0123456789") == std::string::npos && (d.size() == 1 || d[0] != '0');
+  };
+  if (!decimal(rest.substr(0, n)) || !decimal(rest.substr(n + 1))) return std::nullopt;
   auto drive = in_range(parse_integral(rest.substr(0, n)), 0, limits::kMaxDrives - 1);
   auto ns = in_range(parse_integral(rest.substr(n + 1)), 1, UINT32_MAX);
-  if (!drive || !ns || rest[0] == '-' || rest[n + 1] == '-') return std::nullopt;
+  if (!drive || !ns) return std::nullopt;
   return static_cast<uint32_t>(*drive);
 }
 

@@ -11,12 +11,43 @@ Overrides are kept as a list of ``(pointer, value)`` pairs and handed to the eng
 """
 
 import json
+import math
 import numbers
 import os
 from pathlib import Path
 
 from . import _core
 from .errors import ScenarioError
+
+def _token(key):
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _non_finite(value, pointer=""):
+    """The JSON pointer under ``pointer`` of the first nan or infinite float in
+    ``value``, else None. A walk without recursion: a document built in Python may be
+    deeply nested."""
+    stack = [(pointer, value)]
+    while stack:
+        at, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return at
+        if isinstance(v, dict):
+            stack.extend((f"{at}/{_token(k)}", x) for k, x in reversed(list(v.items())))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((f"{at}/{i}", x) for i, x in reversed(list(enumerate(v))))
+    return None
+
+
+def _json_text(value, pointer):
+    """``value`` as JSON text, or ScenarioError at the pointer of a nan or infinite
+    number: json.dumps writes them as NaN/Infinity, which is no JSON, so the engine read
+    a dict holding one as a bare string ("must be an object", at the wrong place)."""
+    bad = _non_finite(value, pointer)
+    if bad is not None:
+        raise ScenarioError(bad, "must be a finite number (nan and infinity are not JSON)")
+    return json.dumps(value)
+
 
 def default_scenarios_dir():
     """Directory holding the shipped scenarios (``default.json``) and profiles."""
@@ -36,7 +67,7 @@ def make_source(scenario, base_dir=None):
     """
     base = "" if base_dir is None else os.fspath(base_dir)
     if isinstance(scenario, dict):
-        return ("json", json.dumps(scenario), base)
+        return ("json", _json_text(scenario, ""), base)
     if isinstance(scenario, (str, os.PathLike)):
         path = Path(scenario)
         if not path.exists():
@@ -140,7 +171,7 @@ def assignments(pairs):
     out = []
     for pointer, value in pairs:
         try:
-            text = json.dumps(value)
+            text = _json_text(value, pointer)
         except TypeError as exc:
             raise ScenarioError(pointer, f"value is not JSON: {exc}") from None
         out.append(f"{pointer}={text}")

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import nvmesim
-from nvmesim.compare import (CompareError, compare, ks_distance, load_measurement,
+from nvmesim.compare import (CompareError, check_bounds, compare, ks_distance, load_measurement,
                              measurement_of)
 from nvmesim.compare.cli import main
 from nvmesim.compare.measurement import LatencyCdf
@@ -157,6 +157,27 @@ def test_bounds_and_files_a_spec_cannot_mean_exit_2(points, tmp_path, capsys, ex
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("above, below, words", [
+    # A nan limit compares false and an infinite one is never crossed: bounds that could
+    # never fail, accepted by the library call although the CLI and a spec refuse them.
+    ({"iops.mape": float("nan")}, None, "fail_above['iops.mape']: must be a finite number, got nan"),
+    ({"iops.mape": float("inf")}, None, "fail_above['iops.mape']: must be a finite number, got inf"),
+    (None, {"iops.pearson_r": float("-inf")}, "fail_below['iops.pearson_r']: must be a finite number, got -inf"),
+    (None, {"iops.within_10pct": 10 ** 400}, "fail_below['iops.within_10pct']: must be a finite number"),
+    # Not numbers: a TypeError from the comparison, after the files were read.
+    ({"iops.mape": "5"}, None, "fail_above['iops.mape']: must be a finite number, got 5"),
+    ({"iops.mape": True}, None, "fail_above['iops.mape']: must be a finite number, got True"),
+    ([("iops.mape", 5)], None, "fail_above: must be a dict of METRIC.STAT to a number, got list"),
+])
+def test_the_library_call_refuses_bounds_that_cannot_fail(points, above, below, words):
+    with pytest.raises(ValueError) as e:
+        compare(points / "m1.json", points / "s1.json", fail_above=above, fail_below=below)
+    assert words in str(e.value)
+    c = compare(points / "m1.json", points / "s1.json")
+    with pytest.raises(ValueError, match="must be a finite number"):
+        check_bounds(c, {"iops.mape": float("nan")})
+
+
 def test_an_empty_file_name_in_a_spec_exits_2_naming_it(points, tmp_path, capsys):
     # "" was the spec's directory: ".: cannot read (Is a directory)".
     bad = tmp_path / "bad.json"
@@ -187,7 +208,9 @@ def _set_cdf(cdf):
 
 
 @pytest.mark.parametrize("change, words", [
-    (_set_iops(1e308), "iops = 1e+308: must be a finite number of at most 1e+15"),
+    (_set_iops(1e308), "iops = 1e+308: must be a finite number from 0 to 1e+15"),
+    # Probing found a negative figure compared as a measurement (IOPS MAPE 140850100%).
+    (_set_iops(-5), "iops = -5.0: must be a finite number from 0 to 1e+15"),
     (_set_cdf([[1000, "x"]]), "/aggregate/latency_cdf/0: must be [latency_ns, fraction]"),
     (_set_cdf([[1000, 0.5], [2000]]), "/aggregate/latency_cdf/1: must be [latency_ns, fraction]"),
     (_set_cdf([[1000, 0.5], [900, 0.6]]), "/aggregate/latency_cdf/1: latency and fraction must not"),

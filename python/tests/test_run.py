@@ -87,6 +87,24 @@ def test_bad_override_raises_with_path(short, overrides, path):
     assert err.message and err.message in str(err) and path in str(err)
 
 
+@pytest.mark.parametrize("overrides, path", [
+    # A dict holding a nan was dumped as NaN, no JSON: the engine took the whole value for
+    # a bare string and said "/drives/0/profile/read: must be an object".
+    ({"drives.0.profile.read": {"dist": "empirical", "cdf": [[float("nan"), 100], [1.0, 200]]}},
+     "/drives/0/profile/read/cdf/0/0"),
+    ({"drives.0.profile.read": {"dist": "constant", "mean_ns": float("inf")}}, "/drives/0/profile/read/mean_ns"),
+    ({"duration_us": float("nan")}, "/duration_us"),
+])
+def test_a_nan_or_infinite_value_is_named_where_it_is(short, overrides, path):
+    with pytest.raises(ScenarioError) as info:
+        nvmesim.load("default", overrides=overrides)
+    assert info.value.path == path
+    assert "must be a finite number" in info.value.message
+    with pytest.raises(ScenarioError) as info:
+        nvmesim.load({"name": "x", "jobs": [{"iodepth": float("-inf")}]})
+    assert info.value.path == "/jobs/0/iodepth"
+
+
 def test_error_matches_cli_message(cli, default_path):
     proc = subprocess.run([str(cli), "validate", str(default_path), "--set", "jobs.0.iodepth=0"],
                           capture_output=True, text=True)

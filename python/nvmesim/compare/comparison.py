@@ -1,6 +1,8 @@
 """Measured against simulated, metric by metric, over the pairs of a spec; split by
 utilisation; checked against bounds."""
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .errors import CompareError
@@ -8,7 +10,7 @@ from .measurement import METRIC_KEYS, load_measurement
 from .stats import error_stats, ks_distance, relative_error
 
 __all__ = ["ACCEPTANCE", "Comparison", "GROUPS", "SATURATED_ABOVE", "STATS", "check_bounds",
-           "compare_pairs"]
+           "checked_bounds", "compare_pairs"]
 
 #: A point whose measured utilisation is above this is "saturated".
 SATURATED_ABOVE = 0.85
@@ -99,11 +101,38 @@ def _bound_value(comparison, key):
     return None if s is None else s[stat]
 
 
+def _finite_number(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer of 400 digits
+        return False
+
+
+def checked_bounds(bounds, name):
+    """``bounds`` ({"METRIC.STAT": limit} or None) as a dict, or CompareError naming the
+    argument and the bound: a nan or infinite limit is a gate that never fails (nan
+    compares false, no statistic crosses inf), as ``--fail-above`` and a spec refuse."""
+    if bounds is None:
+        return {}
+    if not isinstance(bounds, Mapping):
+        raise CompareError(f"{name}: must be a dict of METRIC.STAT to a number, got "
+                           f"{type(bounds).__name__}")
+    for key, limit in bounds.items():
+        if not isinstance(key, str):
+            raise CompareError(f"{name}: bound {key!r}: must be a METRIC.STAT string")
+        if not _finite_number(limit):
+            raise CompareError(f"{name}[{key!r}]: must be a finite number, got {str(limit)[:40]}")
+    return dict(bounds)
+
+
 def check_bounds(comparison, fail_above=None, fail_below=None):
     """Checks bounds on the "all" group; a statistic that is undefined (Pearson r of
     fewer than 3 points, a metric a side does not have) is "n/a", not a failure."""
     rows = []
-    for op, bounds in ((">", fail_above or {}), ("<", fail_below or {})):
+    for op, bounds in ((">", checked_bounds(fail_above, "fail_above")),
+                       ("<", checked_bounds(fail_below, "fail_below"))):
         for key, limit in bounds.items():
             value = _bound_value(comparison, key)
             if value is None:

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "app/calibration/calibration_simulator.h"
 #include "app/calibration/calibration_spec.h"
 #include "app/calibration/measured_metrics.h"
 #include "app/run/run.h"
@@ -110,6 +111,47 @@ TEST(CalibrateGroundTruth, RecoversWhatTheRunsPinAndFlagsTheSumOnlyPair) {
   ASSERT_FALSE(report["unidentified_directions"].empty());
   const json& dir = report["unidentified_directions"][0]["direction"];
   EXPECT_LT(dir["/host/irq_entry_ns"].get<double>() * dir["/host/irq_exit_ns"].get<double>(), 0);
+}
+
+// A rule between two fitted values (the loader's initial_buffer_fill_min <= _max) is checked
+// where it is most strained before any fit: a box that can break it is refused naming both
+// parameters; one that cannot is accepted. Both boxes load at their two corners (all min,
+// all max), the only points checked before.
+TEST(CalibrateBox, ARuleBetweenTwoParametersIsCheckedBeforeTheFit) {
+  auto check = [](double min_hi, double max_lo) {
+    json spec = {{"format", "nvmesim-calibrate/1"},
+                 {"runs", json::array({{{"name", "r"}, {"scenario", testbed(4)}, {"measured", {{"iops", 5e4}}}}})},
+                 {"parameters", json::array({{{"path", "/drives/0/profile/initial_buffer_fill_min"}, {"min", 0.2}, {"max", min_hi}},
+                                             {{"path", "/drives/0/profile/initial_buffer_fill_max"}, {"min", max_lo}, {"max", 0.9}}})}};
+    auto loaded = load_calibration_spec(spec, ".");
+    EXPECT_TRUE(std::holds_alternative<CalibrationSpec>(loaded)) << std::get<InputError>(loaded).str();
+    const auto& s = std::get<CalibrationSpec>(loaded);
+    std::vector<ParamBound> bounds;
+    for (const auto& p : s.parameters) bounds.push_back(p.bound);
+    return CalibrationSimulator(s).check_corners(bounds);
+  };
+  auto ok = check(0.5, 0.5);
+  EXPECT_FALSE(ok.has_value()) << ok->str();
+  auto e = check(0.8, 0.3);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->path, "/parameters");
+  EXPECT_NE(e->message.find("initial_buffer_fill_min (/parameters/0) at its max (0.8) and "
+                            "/drives/0/profile/initial_buffer_fill_max (/parameters/1) at its min (0.3)"),
+            std::string::npos) << e->message;
+}
+
+// The shipped profile writes initial_buffer_fill_min as 1, a JSON integer: a parameter's
+// kind is the field's, so it is fitted as a real (its trials were rounded to 0 or 1), and
+// a time in ns stays an integer.
+TEST(CalibrateSpec, AFractionWrittenAsOneIsFittedAsAReal) {
+  json spec = {{"format", "nvmesim-calibrate/1"},
+               {"runs", json::array({{{"name", "r"}, {"scenario", testbed(4)}, {"measured", {{"iops", 5e4}}}}})},
+               {"parameters", json::array({{{"path", "/drives/0/profile/initial_buffer_fill_min"}, {"min", 0}, {"max", 0.5}},
+                                           {{"path", "/host/irq_entry_ns"}, {"min", 100}, {"max", 3000}}})}};
+  auto loaded = load_calibration_spec(spec, ".");
+  ASSERT_TRUE(std::holds_alternative<CalibrationSpec>(loaded)) << std::get<InputError>(loaded).str();
+  EXPECT_FALSE(std::get<CalibrationSpec>(loaded).parameters[0].integer);
+  EXPECT_TRUE(std::get<CalibrationSpec>(loaded).parameters[1].integer);
 }
 
 }  // namespace

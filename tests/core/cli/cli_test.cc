@@ -478,6 +478,10 @@ TEST(CliOutputs, EmptyPathsAreRefusedNamingTheOption) {
   EXPECT_EQ(o.code, 2) << o.out;
   EXPECT_NE(o.out.find("nvmesim: --output: must name a file"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("wall"), std::string::npos) << "nothing was simulated\n" << o.out;
+  // An empty drive name was taken as none: the trace mapped as if the option were not given.
+  o = cli("run " + scenario() + " -q --set duration_us=1000 --replay x.csv --replay-drive ''");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("nvmesim: --replay-drive: must name a drive of the scenario"), std::string::npos) << o.out;
   for (const char* opt : {"-o", "--report"}) {
     o = cli(std::string("calibrate x.json ") + opt + " ''");
     EXPECT_EQ(o.code, 2) << opt << "\n" << o.out;
@@ -520,6 +524,16 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
       {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
            R"(], "parameters": [{"path": "/host/irq_entry_ns", "min": 0, "max": 200000000}]})",
        "/parameters: at every max, run \"r\" does not load: /host/irq_entry_ns: must be <="},
+      // Both corners load (0.2 <= 0.3, 0.8 <= 0.9) but min's max is above max's min: the
+      // fit tried initial_buffer_fill_min 0.8 with initial_buffer_fill_max 0.3 and stopped
+      // in an internal error (exit 1, "std::get: wrong index for variant").
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
+           R"(], "parameters": [{"path": "/drives/0/profile/initial_buffer_fill_min", "min": 0.2, "max": 0.8},
+                              {"path": "/drives/0/profile/initial_buffer_fill_max", "min": 0.3, "max": 0.9}]})",
+       "/parameters: with /drives/0/profile/initial_buffer_fill_min (/parameters/0) at its max (0.8) and "
+       "/drives/0/profile/initial_buffer_fill_max (/parameters/1) at its min (0.3), a point of the box the fit may "
+       "try, run \"r\" does not load: /drives/0/profile/initial_buffer_fill_min: must be <= initial_buffer_fill_max "
+       "(0.3), got 0.8; narrow the ranges so that it does"},
       // A results document without a figure: the reader compare shares names its path.
       {R"({"format": "nvmesim-calibrate/1", "runs": [{"name": "r", "scenario": ")" + small_scenario(4) +
            R"(", "measured": ")" +

@@ -166,6 +166,33 @@ TEST(FioJob, ADriveGivenTwiceInFilenameIsNamedAtItsLine) {
   EXPECT_EQ(std::get<nlohmann::json>(r)["jobs"][0]["drives"], nlohmann::json({0, 1}));
 }
 
+// Found by probing: names the kernel never gives (a leading zero) were taken for drive 0,
+// and an empty name after a ':' was dropped while ":" alone was refused.
+TEST(FioJob, FilenamesAreDevicesAsTheKernelNamesThem) {
+  auto error = [](const std::string& text) {
+    auto r = fio_text_to_scenario_patch(text, "a.fio");
+    return std::holds_alternative<InputError>(r) ? std::get<InputError>(r).str() : std::string("converted");
+  };
+  for (const char* name : {"/dev/nvme00n1", "/dev/nvme0n01", "/dev/nvme+1n1", "/dev/nvme1n"})
+    EXPECT_EQ(error(std::string("[j]\nfilename=") + name + "\n"),
+              std::string("a.fio:2: option 'filename': only /dev/nvmeXnY devices (X < 4096) are modelled, got '") + name +
+                  "'");
+  for (const char* list : {"/dev/nvme0n1:", "/dev/nvme0n1::/dev/nvme1n1", ":/dev/nvme0n1"})
+    EXPECT_EQ(error(std::string("[j]\nfilename=") + list + "\n"),
+              "a.fio:2: option 'filename': only /dev/nvmeXnY devices (X < 4096) are modelled, got ''")
+        << list;
+  EXPECT_EQ(error("[j]\nfilename=/dev/nvme0n1:/dev/nvme10n1\n"), "converted");
+}
+
+// fio reads a byte-order mark as part of the first line, and refuses it; it was "option
+// outside a section" here, above the [j] the user sees. Said as what it is.
+TEST(FioJob, AByteOrderMarkIsRefusedAsWhatItIs) {
+  auto r = fio_text_to_scenario_patch("\xEF\xBB\xBF[j]\nfilename=/dev/nvme0n1\n", "a.fio");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).str(),
+            "a.fio:1: starts with a UTF-8 byte-order mark, which fio does not read: save the file without it");
+}
+
 // Each generated field with the line that gave it (the later of two), as the file spells
 // the option there; fields no line gave (a job's name) have none.
 TEST(FioJob, EachFieldRecordsTheLineItCameFrom) {

@@ -160,7 +160,32 @@ TEST(InputSafety, EmpiricalCdfTimesAreBounded) {
   EXPECT_EQ(e.path, "/drives/0/profile/read/cdf/1");
   fs::path f = temp_file("nvmesim_cdf_huge.csv", "0.5,100\n1.0,1e30\n");
   e = load_error({R"(drives.0.profile.write={"dist":"empirical","cdf_file":")" + f.string() + "\"}"});
-  EXPECT_EQ(e.path, "/drives/0/profile/write/cdf/1");
+  EXPECT_EQ(e.str(), "/drives/0/profile/write/cdf_file: " + f.string() +
+                         ":2: times must be >= 0, not decrease and be <= 10000000000 ns, got 1e+30");
+}
+
+// A bad point of a cdf_file is named at its file and line (comments and blank lines
+// counted), with the pointer of the cdf_file that named the file; it was named at
+// /.../cdf/N, the index of the point, a pointer into nothing the document holds.
+TEST(InputSafety, CdfFilePointsAreNamedAtTheirFileAndLine) {
+  const std::string at = "/drives/0/profile/read/cdf_file: ";
+  auto error_of = [](const fs::path& f) {
+    return load_error({R"(drives.0.profile.read={"dist":"empirical","cdf_file":")" + f.string() + "\"}"}).str();
+  };
+  fs::path f = temp_file("nvmesim_cdf_line.csv", "# p,ns\n0.5,100\n\n0.4,200\n1.0,300\n");
+  EXPECT_EQ(error_of(f), at + f.string() + ":4: probabilities must increase strictly within (0, 1]");
+  f = temp_file("nvmesim_cdf_back.csv", "0.5,300\n1.0,200\n");
+  EXPECT_EQ(error_of(f), at + f.string() + ":2: times must be >= 0, not decrease and be <= 10000000000 ns, got 200.0");
+  f = temp_file("nvmesim_cdf_last.csv", "0.5,100\n# end\n0.9,200\n\n");
+  EXPECT_EQ(error_of(f), at + f.string() + ":3: the last probability must be 1.0");
+  f = temp_file("nvmesim_cdf_none.csv", "# only a comment\n\n");
+  EXPECT_EQ(error_of(f), at + f.string() + ": no points: expected 'probability,ns' lines");
+  // A spreadsheet's byte-order mark is skipped, the lines keep their numbers.
+  f = temp_file("nvmesim_cdf_bom.csv", "\xEF\xBB\xBF" "0.5,100\n0.4,200\n");
+  EXPECT_EQ(error_of(f), at + f.string() + ":2: probabilities must increase strictly within (0, 1]");
+  // Inline points keep their pointer.
+  EXPECT_EQ(load_error({R"(drives.0.profile.read={"dist":"empirical","cdf":[[0.5,100],[0.4,200],[1,300]]})"}).str(),
+            "/drives/0/profile/read/cdf/1: probabilities must increase strictly within (0, 1]");
 }
 
 TEST(InputSafety, CdfLinesEndAfterTheirPoint) {

@@ -252,7 +252,10 @@ TEST(ServiceTime, EmpiricalCdfFileLoadsAndBadOnesAreRejectedWithTheirPath) {
   doc["drives"][0]["profile"]["read"]["cdf_file"] = (dir / "nvmesim_cdf_bad.csv").string();
   r = load_scenario_json(doc, o);
   ASSERT_TRUE(std::holds_alternative<InputError>(r));
-  EXPECT_EQ(std::get<InputError>(r).path, "/drives/0/profile/read/cdf/1");
+  // The file's line, not a pointer into a "cdf" the document does not hold.
+  const std::string bad = (dir / "nvmesim_cdf_bad.csv").string();
+  EXPECT_EQ(std::get<InputError>(r).str(),
+            "/drives/0/profile/read/cdf_file: " + bad + ":2: probabilities must increase strictly within (0, 1]");
   doc["drives"][0]["profile"]["read"] = {{"dist", "empirical"}, {"cdf", {{0.5, 10}, {0.9, 20}}}};
   r = load_scenario_json(doc, o);
   ASSERT_TRUE(std::holds_alternative<InputError>(r));

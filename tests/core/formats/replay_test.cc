@@ -439,7 +439,39 @@ INSTANTIATE_TEST_SUITE_P(
                  "t.csv:3: column 5 (length): expected a length of whole 512-byte blocks, from 512 to 2147483648 "
                  "bytes, got '100'"},
         BadTrace{"iolog_partial_block_large", "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 write 0 4097\n",
-                 "t.csv:3: column 5 (length): expected a length of whole 512-byte blocks"}));
+                 "t.csv:3: column 5 (length): expected a length of whole 512-byte blocks"},
+        // A leading UTF-8 byte-order mark (a spreadsheet's CSV export) is skipped: the
+        // lines keep their numbers, and a mark alone is an empty file.
+        BadTrace{"bom_only", "\xEF\xBB\xBF", "t.csv:1: empty file"},
+        // Probing found both accepted: a skipped line's length was never read, and any
+        // first line that began with the header was taken for it.
+        BadTrace{"iolog_skipped_line_bad_length",
+                 "fio version 3 iolog\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 4096\n20 /dev/nvme0n1 trim 0 banana\n",
+                 "t.csv:4: column 5 (length): expected a length in bytes, got 'banana'"},
+        BadTrace{"iolog_header_with_more", "fio version 3 iologx\n0 /dev/nvme0n1 add\n10 /dev/nvme0n1 read 0 4096\n",
+                 "t.csv:1: unknown format"},
+        BadTrace{"bom_then_short_row", "\xEF\xBB\xBF" + kHeader + "cmd,500,1\n", "t.csv:2: expected 18 fields, got 3"}));
+
+// A spreadsheet writes a UTF-8 byte-order mark before the header: it read as "unknown
+// format". Skipped, the trace reads as without it, a command trace and an iolog alike.
+TEST(Replay, ALeadingUtf8ByteOrderMarkIsSkipped) {
+  LoadedScenario ls = load_default(short_default());
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string csv = kHeader + row(500, 1, 0, 10, 20, 30, 500) + row(600, 1, 1, 100, 120, 130, 600, "write");
+  const std::string iolog = "fio version 3 iolog\n0 /dev/nvme1n1 add\n100 /dev/nvme1n1 read 0 4096\n";
+  for (const std::string& text : {csv, iolog}) {
+    ReplayTrace plain = parse_or_fail(text, ls.scenario, false);
+    ReplayTrace marked = parse_or_fail(bom + text, ls.scenario, false);
+    EXPECT_EQ(marked.format, plain.format);
+    ASSERT_EQ(marked.commands.size(), plain.commands.size());
+    ASSERT_FALSE(marked.commands.empty());
+    for (std::size_t i = 0; i < plain.commands.size(); ++i) {
+      EXPECT_EQ(marked.commands[i].line, plain.commands[i].line);
+      EXPECT_EQ(marked.commands[i].submit, plain.commands[i].submit);
+      EXPECT_EQ(marked.commands[i].bytes, plain.commands[i].bytes);
+    }
+  }
+}
 
 // The accepted form of the rows above: an inflight row whose unit finished in the window
 // but whose CQE was not posted keeps that unit's end for --replay-service, and is served
