@@ -35,7 +35,9 @@ CqReaper::Reaped CqReaper::reap(HostQueue& q, Context ctx, Time now, Time at, ui
   r.cost += delivery_->cost(q, first, ctx);
   if (q.latencies) delivery_->add_latencies(q, first, at);
   dev.cq_doorbell(q.qid, q.cq.head);  // one CQ head doorbell per drain
-  (*drives_)[q.drive].inflight_add(now, -static_cast<int64_t>(n));
+  HostDrive& drive = (*drives_)[q.drive];
+  drive.inflight_add(now, -static_cast<int64_t>(n));
+  drive.completions += n;
   q.counters.completions += n;
   if (obs_->tracing()) obs_->queue_counters_changed(q, now);
   return r;

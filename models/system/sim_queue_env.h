@@ -29,6 +29,7 @@ class SimQueueEnv {
   uint32_t inflight() const { return nvme::driver_inflight(q_->sq, q_->cq); }
   uint32_t depth() const { return q_->sq.depth; }
   bool cqe_pending() const { return CqReaper::cqe_pending(*q_) || host_->device(q_->drive).cqe_landed(q_->qid); }
+  uint64_t drive_completions() const { return host_->drive(q_->drive).completions; }
   uint32_t drain() { return drain_budget(UINT32_MAX); }
   uint32_t drain_budget(uint32_t budget) {
     Time t = now();

@@ -23,6 +23,7 @@ struct QueueEnvArchetype {
   uint32_t inflight() const;
   uint32_t depth() const;
   bool cqe_pending() const;
+  uint64_t drive_completions() const;
   uint32_t drain();
   uint32_t drain_budget(uint32_t);
   bool poll_check();

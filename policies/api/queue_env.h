@@ -24,6 +24,9 @@ concept QueueEnv = requires(Q& q, const Q& cq, Duration d, uint32_t n, std::stri
   { cq.inflight() } -> std::convertible_to<uint32_t>;  // as the driver computes it
   { cq.depth() } -> std::convertible_to<uint32_t>;
   { cq.cqe_pending() } -> std::same_as<bool>;          // head entry's phase matches
+  // CQEs consumed since the start on every I/O queue of this queue's controller (a
+  // per-controller counter, as the driver could keep beside its queues).
+  { cq.drive_completions() } -> std::convertible_to<uint64_t>;
   { q.drain() } -> std::same_as<uint32_t>;             // consume all visible, one CQ doorbell
   { q.drain_budget(n) } -> std::same_as<uint32_t>;     // consume at most n
   { q.poll_check() } -> std::same_as<bool>;            // cqe_pending() with its cost

@@ -31,6 +31,8 @@ class FakeQueueEnv {
   uint32_t depth_ = 1024;
   uint32_t pending = 0;  // CQEs visible in the CQ
   int64_t latency_ns = 0;  // the latency each drained CQE adds to latencies_ (whatever their `from`)
+  uint32_t stale = 0;      // the next CQEs drained are of commands submitted before the last clear: none added
+  uint64_t others_completions = 0;  // CQEs the drive's other queues consumed (drive_completions)
 
   // --- recorded operations ---
   std::vector<std::string> ops;  // "drain:N", "drain_budget:B:N", "poll_check", "mask", ...
@@ -49,6 +51,7 @@ class FakeQueueEnv {
   uint32_t inflight() const { return inflight_; }
   uint32_t depth() const { return depth_; }
   bool cqe_pending() const { return pending > 0; }
+  uint64_t drive_completions() const { return counters_.completions + others_completions; }
   uint32_t drain() {
     const uint32_t n = pending;
     consume(n);
@@ -106,8 +109,10 @@ class FakeQueueEnv {
     pending -= n;
     inflight_ -= std::min(inflight_, n);
     counters_.completions += n;
-    // Scripted: as if each had been submitted in the policy's current window.
-    for (uint32_t i = 0; i < n; ++i) latencies_.add(latency_ns);
+    // Scripted: as if each had been submitted in the policy's current window, but `stale`.
+    const uint32_t old = std::min(stale, n);
+    stale -= old;
+    for (uint32_t i = old; i < n; ++i) latencies_.add(latency_ns);
   }
 };
 static_assert(QueueEnv<FakeQueueEnv>);

@@ -53,6 +53,7 @@ bool HwQueueEnv::complete(const nvme::Cqe& e, Time seen) {
     return false;
   }
   ++counters_.completions;
+  if (setup_.drive_completions) setup_.drive_completions->fetch_add(1, std::memory_order_relaxed);
   if (setup_.watch_latency) latencies_.add(r->submit, seen);
   recorder_.completion(e.cid, *r, nvme::status_field(e.status) & 0x7ff, seen, irq_at_, ctx_,
                        submitter_.commands());

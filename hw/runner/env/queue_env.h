@@ -13,6 +13,7 @@
 // around submission, so hooks see the queue as a hard-IRQ handler would (serialized).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -44,6 +45,9 @@ struct QueueSetup {
   Time measure_to = Time::never();
   size_t trace_limit = 1u << 20;     // records kept per kind; later ones are counted only
   bool watch_latency = false;        // keep latencies() for the policy (kWatchesLatency)
+  // The controller's count of completions on all its I/O queues, shared by its queues'
+  // envs (drive_completions); none: the queue's own count.
+  std::atomic<uint64_t>* drive_completions = nullptr;
 };
 
 class HwQueueEnv {
@@ -56,6 +60,9 @@ class HwQueueEnv {
   uint32_t inflight() const { return qp_.inflight(); }
   uint32_t depth() const { return qp_.depth(); }
   bool cqe_pending() const { return qp_.cqe_pending(); }
+  uint64_t drive_completions() const {
+    return setup_.drive_completions ? setup_.drive_completions->load(std::memory_order_relaxed) : counters_.completions;
+  }
   uint32_t drain() { return drain_budget(UINT32_MAX); }
   uint32_t drain_budget(uint32_t n);
   bool poll_check() { return qp_.cqe_pending(); }

@@ -4,6 +4,7 @@
 // fatal status it only disables (a shutdown cannot complete then).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,8 @@ class DriveSession {
   VfioIrqs& irqs() { return *irqs_; }
   VfioDevice& device() { return *device_; }
   MonotonicClock& clock() { return clock_; }
+  // Completions on all the controller's I/O queues (their envs count into it).
+  std::atomic<uint64_t>& completions() { return completions_; }
   const nvme::ControllerInfo& info() const { return info_; }
   const nvme::NamespaceInfo& ns() const { return ns_; }
   // The controller failed (CFS, timeout): teardown resets instead of shutting down.
@@ -45,6 +48,7 @@ class DriveSession {
   nvme::NamespaceInfo ns_;
   bool failed_ = false;
   bool closed_ = false;
+  std::atomic<uint64_t> completions_{0};
 };
 
 }  // namespace nvmesim::hw

@@ -181,6 +181,7 @@ std::vector<Lane> make_lanes(const Scenario& sc, const HwRunOptions& o, DriveSes
     qs.vector = P::kUsesVector ? qid : 0;
     qs.hw_mask = o.hw_mask;
     qs.watch_latency = policy::watches_latency<P>();
+    qs.drive_completions = &s.completions();
     l.env = std::make_unique<HwQueueEnv>(*l.qp, *l.buffers, &s.irqs(), s.clock(), qs);
     l.pattern = std::make_unique<IoPattern>(job.rw, job.rwmixread, plan.range.first, plan.range.count,
                                             plan.blocks_per_io, sc.seed * 1000003 + i);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "hw/nvme/controller.h"
 #include "hw/runner/env/queue_runner.h"
 #include "hw/runner/io/io_buffers.h"
@@ -30,7 +32,8 @@ struct EnvRig {
   std::unique_ptr<IoBuffers> bufs;
   std::unique_ptr<HwQueueEnv> env;
 
-  explicit EnvRig(uint32_t depth = 16, bool watch_latency = false) {
+  explicit EnvRig(uint32_t depth = 16, bool watch_latency = false,
+                  std::atomic<uint64_t>* drive_completions = nullptr) {
     vectors.enable(2);
     ctrl.enable();
     q = ctrl.create_io_queue(1, depth, true, 1);
@@ -39,11 +42,21 @@ struct EnvRig {
     s.has_vector = true;
     s.vector = 1;
     s.watch_latency = watch_latency;
+    s.drive_completions = drive_completions;
     env = std::make_unique<HwQueueEnv>(*q, *bufs, &vectors, clock, s);
   }
   void submit(int n) {
     for (int i = 0; i < n; ++i) env->submitter().submit(trace::Op::read, uint64_t(i) * 8, 8);
     env->submitter().ring_doorbell();
+  }
+  // n reads completed together, then one hard IRQ of `p` drains them: what it consumed.
+  uint32_t complete_by_interrupt(int n, policy::IrqPolicy& p) {
+    dev.faults.hold_io = true;
+    submit(n);
+    dev.release_io();
+    env->enter(trace::Context::hardirq, env->now());
+    p.on_interrupt(*env);
+    return env->leave();
   }
 };
 
@@ -81,12 +94,7 @@ TEST(HwQueueEnv, LatenciesAreKeptOnlyForAPolicyThatWatchesThem) {
   for (bool watch : {false, true}) {
     EnvRig r(16, watch);
     policy::IrqPolicy p;
-    r.dev.faults.hold_io = true;
-    r.submit(5);
-    r.dev.release_io();
-    r.env->enter(trace::Context::hardirq, r.env->now());
-    p.on_interrupt(*r.env);
-    EXPECT_EQ(r.env->leave(), 5u);
+    EXPECT_EQ(r.complete_by_interrupt(5, p), 5u);
     const policy::LatencyBuckets& l = r.env->latencies();
     EXPECT_EQ(l.total, watch ? 5u : 0u);
     if (!watch) continue;
@@ -94,6 +102,22 @@ TEST(HwQueueEnv, LatenciesAreKeptOnlyForAPolicyThatWatchesThem) {
     for (const auto& c : r.env->recorder().commands()) longest = std::max(longest, (c.cqe_seen - c.submit).count_ns());
     EXPECT_EQ(l.quantile_bucket(1024), policy::LatencyBuckets::bucket(longest));
   }
+}
+
+// The controller's count (QueueEnv::drive_completions) is shared by its queues' envs: each
+// completion adds to it; without one, a queue's own count stands for it.
+TEST(HwQueueEnv, DriveCompletionsCountEveryQueueOfTheController) {
+  std::atomic<uint64_t> drive{7};  // the controller's other queues consumed 7
+  EnvRig r(16, false, &drive);
+  policy::IrqPolicy p;
+  EXPECT_EQ(r.complete_by_interrupt(5, p), 5u);
+  EXPECT_EQ(r.env->counters().completions, 5u);
+  EXPECT_EQ(drive.load(), 12u);
+  EXPECT_EQ(r.env->drive_completions(), 12u);
+
+  EnvRig alone;
+  EXPECT_EQ(alone.complete_by_interrupt(3, p), 3u);
+  EXPECT_EQ(alone.env->drive_completions(), 3u);
 }
 
 TEST(HwQueueEnv, PollPolicyCountsEmptyAndUsefulLooks) {
