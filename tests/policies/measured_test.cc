@@ -70,7 +70,7 @@ void expect_hold_failed(const MeasuredPolicy& p, const FakeQueueEnv& q, const st
 
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
-  ASSERT_EQ(k.size(), 12u);
+  ASSERT_EQ(k.size(), 14u);
   EXPECT_EQ(k[0].name, "window");
   EXPECT_EQ(k[0].default_value, 1024);
   EXPECT_EQ(k[8].name, "halves_1024");
@@ -81,6 +81,10 @@ TEST(MeasuredPolicy, ParamsAndChecks) {
   EXPECT_EQ(k[10].default_value, 12);
   EXPECT_EQ(k[11].name, "tail_windows");
   EXPECT_EQ(k[11].default_value, 2);
+  EXPECT_EQ(k[12].name, "drive_pace");
+  EXPECT_EQ(k[12].default_value, 0);
+  EXPECT_EQ(k[13].name, "try_after_turnover");
+  EXPECT_EQ(k[13].default_value, 0);
   EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
@@ -517,6 +521,86 @@ TEST(MeasuredPolicy, InterruptWhilePollingOnlyCounts) {
   irq(p, q, 5, 40, Duration::us(1));
   EXPECT_EQ(q.counters_.irq_while_polling, 1u);
   EXPECT_TRUE(q.ops.empty()) << "no drain, no mask";
+}
+
+// drive_pace: windows count the drive's completions. A queue that finds 1 CQE per
+// interrupt while the drive's other queues consume 3 fills a 16-completion window of the
+// drive in 4 gaps (40 us: a pace of 2.5 us, dense enough) and tries; its try wins on the
+// drive's pace (16 of the drive's in 20 us) though its own CQEs come no faster. Counted on
+// the queue alone, the same interrupts leave its window at 5 of 16.
+TEST(MeasuredPolicy, DrivePaceCountsEveryQueueOfTheDrive) {
+  for (const bool drive : {false, true}) {
+    SCOPED_TRACE(drive ? "drive_pace 1" : "drive_pace 0");
+    MeasuredParams params = small();
+    params.drive_pace = drive ? 1 : 0;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    for (int i = 0; i < 5; ++i) {
+      q.others_completions += 3;
+      irq(p, q, 1, 40, Duration::us(10));
+    }
+    if (!drive) {
+      EXPECT_EQ(p.mode(), "irq_measure");
+      continue;
+    }
+    ASSERT_EQ(p.mode(), "poll_try");
+    expect_reason(q, "window of 16 in 40 us");
+    for (int i = 0; i < 2; ++i) {
+      q.others_completions += 7;
+      pass(p, q, 1, 40, Duration::us(10));
+    }
+    EXPECT_EQ(p.mode(), "poll_try") << "the window opened at the first drain: 9 of the drive's so far";
+    q.others_completions += 7;
+    pass(p, q, 1, 40, Duration::us(10));
+    EXPECT_EQ(p.mode(), "poll_hold");
+    expect_reason(q, "poll window in 20 us, interrupts 40 us");
+  }
+}
+
+// try_after_turnover: the CQEs a try finds of commands submitted before it (stale: 12
+// over 30 us, slower than D_irq's 30 us for 16) do not open its window; the first of a
+// command submitted in the try does, and the try is judged from there (16 in 10 us: a
+// hold). Without it the same passes are the try's window, and it cannot win.
+TEST(MeasuredPolicy, TryAfterTurnoverIsJudgedOnCommandsOfTheTry) {
+  for (const bool after : {false, true}) {
+    SCOPED_TRACE(after ? "try_after_turnover 1" : "try_after_turnover 0");
+    MeasuredParams params = small();
+    params.try_after_turnover = after ? 1 : 0;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    start_a_try(p, q);
+    q.stale = 12;
+    for (int i = 0; i < 3; ++i) pass(p, q, 4, 40, Duration::us(10));
+    if (!after) {
+      expect_first_backoff(p);
+      expect_reason(q, "not faster by the margin");
+      continue;
+    }
+    ASSERT_EQ(p.mode(), "poll_try");
+    pass(p, q, 8, 40, Duration::us(10));
+    pass(p, q, 8, 40, Duration::us(10));
+    EXPECT_EQ(p.mode(), "poll_hold");
+    expect_reason(q, "poll window in 10 us, interrupts 30 us");
+  }
+}
+
+// try_after_turnover: a try that finds only commands of before it gives up once 8 x D_irq
+// (240 us) have passed, and says why.
+TEST(MeasuredPolicy, TryAfterTurnoverGivesUpAfterEightInterruptWindows) {
+  MeasuredParams params = small();
+  params.try_after_turnover = 1;
+  MeasuredPolicy p(params);
+  FakeQueueEnv q;
+  start_a_try(p, q);
+  q.stale = 1000;
+  int passes = 0;
+  while (p.mode() == "poll_try" && passes < 40) {
+    pass(p, q, 4, 40, Duration::us(10));
+    ++passes;
+  }
+  EXPECT_EQ(passes, 25) << "the first pass past 240 us";
+  expect_first_backoff(p);
+  expect_reason(q, "no command submitted since it began completed within 8 interrupt windows (250 us)");
 }
 
 }  // namespace
