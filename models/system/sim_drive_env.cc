@@ -2,11 +2,9 @@
 
 namespace nvmesim {
 
-uint64_t SimDriveEnv::completions_total() const {
-  uint64_t n = 0;
-  for (uint32_t gq : host_->topology().drive_queues(drive_)) n += host_->queue(gq).counters.completions;
-  return n;
-}
+// The drive's own count (HostDrive::completions, added to at every drain as its queues'
+// counters are), the one QueueEnv::drive_completions reads.
+uint64_t SimDriveEnv::completions_total() const { return host_->drive(drive_).completions; }
 
 double SimDriveEnv::inflight_integral() const {
   HostDrive& d = host_->drive(drive_);
