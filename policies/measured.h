@@ -49,13 +49,15 @@
 //      the interrupt window drained, after which the flash sets the pace and the host's
 //      writes wait for space in the drive); one whose tail is beyond T_irq +
 //      tail_quarter_octaves, its p99 above T_irq's, is a failure -> 4 (the tail grew under
-//      polling) -- in tail_windows hold windows in a row where the window also beat D_irq
-//      by the tail's allowance (its duration tail_quarter_octaves buckets or more below
-//      D_irq's): a drive the host outruns stretches every window's tail, while a drive's
-//      own transient -- a burst at its flash targets that every queue of it sees in the
-//      same window -- lifts one window's p99 and not the next's, and that grace is worth
-//      its window only where polling wins big; the pace of a window is a mean and needs
-//      no grace. A narrower
+//      polling) -- in tail_windows hold windows in a row where the try beat D_irq by the
+//      tail's allowance (its window tail_quarter_octaves buckets or more below D_irq's): a
+//      drive the host outruns stretches every window's tail, while a drive's own
+//      transient -- a burst at its flash targets that every queue of it sees in the same
+//      window -- lifts one window's p99 and not the next's, and that grace is worth its
+//      window only where polling wins big. The try says whether it does: the transient
+//      that stretched a hold window's tail slows that window too, so judged on its own
+//      duration it would get no grace. The pace of a window is a mean and needs no grace.
+//      A narrower
 //      tail is no sign: polling deep reads moves their queue into the drive, and every
 //      latency then nears inflight / IOPS (p50 81 -> 458 us, p99 229 -> 524 us on 4 jobs
 //      at QD256 of a PM9D3a, +26% IOPS).
@@ -172,7 +174,7 @@ struct MeasuredParams {
        "an interrupt window whose p99 lies more than this many quarter-octave buckets above its p50 starts no try "
        "(255: every window may)"},
       {"tail_windows", &MeasuredParams::tail_windows, 1, 1024, "windows",
-       "hold windows in a row whose tail grew (tail_quarter_octaves) before a hold fails, where each beat the "
+       "hold windows in a row whose tail grew (tail_quarter_octaves) before a hold fails, where its try beat the "
        "interrupts by that many quarter-octaves too (1: any one)"},
       {"drive_pace", &MeasuredParams::drive_pace, 0, 1, "0/1",
        "1: every window counts the completions of all the drive's I/O queues, not the queue's own (a pace of "
@@ -283,12 +285,12 @@ class MeasuredPolicy {
       const Tail tail = tail_of(q);
       if (!tail_lost(tail)) {
         tail_lost_ = 0;
-      } else if (++tail_lost_ >= tail_windows_ || !wins_by_the_tail(took)) {  // 3: the tail grew
+      } else if (++tail_lost_ >= tail_windows_ || !wins_by_the_tail(try_ns_)) {  // 3: the tail grew
         std::string why = tail_lost_ > 1 ? std::to_string(tail_lost_) + " hold windows in a row, the last's "
                                          : std::string("hold window's ");
         why += describe(tail) + " against the interrupts' " + describe(tail_irq_);
         if (tail_lost_ < tail_windows_)
-          why += ", in " + std::to_string(took / 1000) + " us against " + std::to_string(d_irq_ns_ / 1000) +
+          why += ", its try in " + std::to_string(try_ns_ / 1000) + " us against " + std::to_string(d_irq_ns_ / 1000) +
                  " us: not ahead by the tail's allowance";
         return fail(q, why);
       }
@@ -407,12 +409,12 @@ class MeasuredPolicy {
   // 2, 3: the bar a try's window and every hold window must pass (exact: t * 1024 against
   // D_irq * (1024 - margin)).
   bool faster_by_margin(int64_t t) const { return t * 1024 < d_irq_ns_ * (1024 - margin_); }
-  // 3: is a hold window of `t` faster than the interrupts' by at least what the tail may
-  // grow (tail_quarter_octaves, on the latencies' quarter-octave scale)? Only such a hold
-  // gets the grace of tail_windows: where polling wins big (deep reads: 1.5 against 2.4 ms
-  // a window), a window with a stretched tail is more likely the drive's transient than
-  // polling's doing, and costs more to give up; where it wins by little (a write-bound
-  // drive: 2.55 against 2.63 ms), a stretched tail is a bad trade at once.
+  // 3: is a try window of `t` faster than the interrupts' by at least what the tail may
+  // grow (tail_quarter_octaves, on the latencies' quarter-octave scale)? Only a hold whose
+  // try was gets the grace of tail_windows: where polling wins big (deep reads: 1.5
+  // against 2.4 ms a window), a window with a stretched tail is more likely the drive's
+  // transient than polling's doing, and costs more to give up; where it wins by little (a
+  // write-bound drive: 2.55 against 2.63 ms), a stretched tail is a bad trade at once.
   bool wins_by_the_tail(int64_t t) const {
     return LatencyBuckets::bucket(d_irq_ns_) >= LatencyBuckets::bucket(t) + tail_;
   }
@@ -460,6 +462,7 @@ class MeasuredPolicy {
                          std::to_string(d_irq_ns_ / 1000) + " us, but its " + describe(tail) + " against " +
                          describe(tail_irq_));
     resumed_ = false;  // 3
+    try_ns_ = t;
     hold_left_ = hold_windows_;
     tail_lost_ = 0;
     set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
@@ -562,6 +565,7 @@ class MeasuredPolicy {
   uint64_t mid_count_ = 0, filled_count_ = 0;  // the count when the window passed its half; when it filled
   Time mid_;
   uint64_t hold_left_ = 0;
+  int64_t try_ns_ = 0;  // the winning try's window: how far polling won (wins_by_the_tail)
   uint32_t tail_lost_ = 0;  // hold windows in a row whose tail grew
   uint64_t backoff_left_ = 0, backoff_total_ = 0;
   uint32_t failures_ = 0;
