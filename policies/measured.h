@@ -69,7 +69,8 @@
 //      once against the same D_irq (an application that reaps and submits in batches
 //      leaves the driver's queue empty between them however heavy its load); a try that
 //      ends for light load again, or fails, leaves the next one to a full window.
-// Two options, off by default (docs/policies.md has what they do on the matrices):
+// Counted on the drive (drive_pace and try_after_turnover, both 1 by default; 0 and 0 give
+// the per-queue rule; docs/policies.md has what each does on the matrices):
 //   drive_pace 1: a window counts the CQEs of every I/O queue of the drive (a counter per
 //      controller, QueueEnv::drive_completions), not the queue's own; D_irq and every try
 //      and hold window are then the drive's pace, seen by each queue. Where the drive's
@@ -78,6 +79,17 @@
 //      and the drive is only when its queues poll together: counted on the drive, their
 //      windows fill together (N queues' windows ~N times sooner) and they try together.
 //      The queue's own load still gates it (light load, 5); its latencies stay its own.
+//      What a window of the drive's changes, for each queue:
+//      - 1's enter_gap_ns is judged on the queue's own CQEs in the window (an interrupt
+//        each costs the queue's own core: four queues at QD2-4 make the drive's pace dense
+//        and each queue's not);
+//      - a window's tail is at least kTailDepth latencies deep (tail_quantile: its own
+//        share of a window is a quarter of it with four queues a drive, and its p99 the
+//        3rd largest, whose rank alone moves it by buckets);
+//      - a try lost on the halves' spread alone (2) doubles the measuring windows, up to
+//        8 x window (a window of the drive's is a few times shorter in time than the
+//        queue's own, and its halves the noisier: more evidence next time); a back-off
+//        still counts windows of `window`.
 //   try_after_turnover 1: a try's window opens at the first completion of a command
 //      submitted since the try began (QueueEnv::latencies counts only those), not at its
 //      first drain: the commands in flight when it began were held back under interrupts
@@ -110,9 +122,9 @@
 // write-bound drive's holds, which win by a few %, get no grace),
 // tail_max_quarter_octaves 12 (p99 8x p50: steady windows showed 4-8 buckets on deep reads
 // and writes from a buffer, windows with writes stalled behind a drive's garbage-collection
-// backlog 15-28), drive_pace 0 and try_after_turnover 0 (the per-queue rule the leagues
-// judged; both on gave policy A's result where eight queues per drive share the socket's
-// interrupt delivery, docs/policies.md).
+// backlog 15-28), drive_pace 1 and try_after_turnover 1 (policy A's result where eight
+// queues a drive share the socket's interrupt delivery, the per-queue rule's elsewhere:
+// docs/policies.md's league).
 //
 // Runner: eligible queues are I/O queues with a dedicated MSI-X vector and no threaded
 // interrupts (as A and B); on_interrupt in hard IRQ, on_thread in the queue's real-time
@@ -145,8 +157,8 @@ struct MeasuredParams {
   int64_t tail_quarter_octaves = 2;
   int64_t tail_max_quarter_octaves = 12;
   int64_t tail_windows = 2;
-  int64_t drive_pace = 0;
-  int64_t try_after_turnover = 0;
+  int64_t drive_pace = 1;
+  int64_t try_after_turnover = 1;
   static constexpr std::array<ParamField<MeasuredParams>, 14> kFields{{
       {"window", &MeasuredParams::window, 16, 1 << 20, "completions",
        "completions per measuring window, in interrupt and in polling mode"},
@@ -193,10 +205,12 @@ class MeasuredPolicy {
   static constexpr uint32_t kLowInflightChecks = 3;
   static constexpr uint32_t kMaxBackoffShift = 6;
   static constexpr int64_t kTurnoverWindows = 8;  // try_after_turnover: a try waits at most this many D_irq
+  static constexpr uint32_t kMaxWindowShift = 3;  // drive_pace: windows grow to at most 8 x `window`
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
   static constexpr bool kWatchesLatency = true;
   static constexpr uint32_t kP50 = 512, kP99 = 1014;  // per 1024
+  static constexpr uint64_t kTailDepth = 10;  // drive_pace: the tail is at least this many latencies deep
 
   static constexpr std::string_view kModeMeasure = "irq_measure";
   static constexpr std::string_view kModeTry = "poll_try";
@@ -204,7 +218,8 @@ class MeasuredPolicy {
   static constexpr std::string_view kModeBackoff = "backoff";
 
   explicit MeasuredPolicy(const Params& p = {})
-      : window_(static_cast<uint64_t>(p.window)),
+      : base_window_(static_cast<uint64_t>(p.window)),
+        window_(base_window_),
         enter_gap_ns_(p.enter_gap_ns),
         low_(static_cast<uint32_t>(p.inflight_low)),
         interval_(Duration::us(p.interval_us)),
@@ -254,7 +269,7 @@ class MeasuredPolicy {
       return restart(q);
     }
     // 1: exact, no rounding: D_irq / window <= enter_gap_ns
-    if (took.count_ns() > enter_gap_ns_ * static_cast<int64_t>(window_)) return restart(q);
+    if (took.count_ns() > enter_gap_ns_ * static_cast<int64_t>(drive_pace_ ? filled_own_ : window_)) return restart(q);
     const int64_t spread = halves_spread(q);
     if (spread >= took.count_ns()) return restart(q);  // the halves disagree by a window: no pace to beat
     const Tail tail = tail_of(q);
@@ -343,13 +358,16 @@ class MeasuredPolicy {
   bool count(Q& q, uint32_t n) {
     open_at_first_drain(q, n);
     add_count(q, n);
-    if (mid_count_ == 0 && 2 * window_count_ >= window_) {
+    // A back-off counts windows of `window` whatever the measuring windows have grown to.
+    const uint64_t size = state_ == State::backoff ? base_window_ : window_;
+    if (mid_count_ == 0 && 2 * window_count_ >= size) {
       mid_count_ = window_count_;
       mid_ = q.now();
     }
-    if (window_count_ < window_) return false;
+    if (window_count_ < size) return false;
     filled_count_ = window_count_;
-    window_count_ = 0;
+    filled_own_ = own_count_;
+    window_count_ = own_count_ = 0;
     return true;
   }
   // 1: how far apart the window's two halves put a whole window (each half's pace times
@@ -384,6 +402,7 @@ class MeasuredPolicy {
     started_ = true;
     start_ = q.now();
     first_n_ = n;
+    own_count_ = 0;
     if (drive_pace_) drive_base_ = q.drive_completions() - n;  // the drain is counted already
     q.latencies().clear(q.now());  // the opening drain's CQEs were there before: not this window's
   }
@@ -391,6 +410,7 @@ class MeasuredPolicy {
   // the drive's queues consumed since the window opened (a per-controller counter).
   template <QueueEnv Q>
   void add_count(Q& q, uint32_t n) {
+    own_count_ += n;
     if (drive_pace_) {
       window_count_ = q.drive_completions() - drive_base_;
       return;
@@ -399,7 +419,7 @@ class MeasuredPolicy {
   }
   template <QueueEnv Q>
   void restart(Q& q) {
-    window_count_ = 0;
+    window_count_ = own_count_ = 0;
     first_n_ = mid_count_ = 0;
     started_ = true;
     start_ = q.now();
@@ -485,6 +505,10 @@ class MeasuredPolicy {
       case Bar::margin: why += "not faster by the margin"; break;
       case Bar::halves:
         why += "not faster by the interrupt window's halves' spread (" + std::to_string(spread_ns_ / 1000) + " us)";
+        if (drive_pace_ && window_ < base_window_ << kMaxWindowShift) {  // more evidence next time
+          window_ *= 2;
+          why += ", windows of " + std::to_string(window_) + " from now on";
+        }
         break;
       case Bar::none:
         why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
@@ -506,15 +530,29 @@ class MeasuredPolicy {
   // The window's p50 and p99 buckets. Their distance (the p99 over the p50, in
   // quarter-octaves) is the window's tail; unlike either bucket alone, it does not move
   // when every latency scales together (a drive working off its drawn state, a faster
-  // mode at the same depth: Little's law), only when the shape changes.
+  // mode at the same depth: Little's law), only when the shape changes. `at`: the tail's
+  // quantile (tail_quantile), p99 but for drive_pace windows of few own latencies.
   struct Tail {
     uint32_t p50 = 0, p99 = 0;
+    uint32_t at = kP99;
     uint32_t spread() const { return p99 - p50; }
   };
   template <QueueEnv Q>
-  static Tail tail_of(Q& q) {
+  Tail tail_of(Q& q) const {
     const LatencyBuckets& l = q.latencies();
-    return {l.quantile_bucket(kP50), l.quantile_bucket(kP99)};
+    const uint32_t at = tail_quantile(l.total);
+    return {l.quantile_bucket(kP50), l.quantile_bucket(at), at};
+  }
+  // The tail's quantile for a window of n latencies: the 99th percentile, about the 10th
+  // largest at 1024. With drive_pace a queue's own share of a window is smaller (a quarter
+  // with four queues a drive), its p99 the 3rd largest of 256 or the largest of 100, and
+  // where that one falls moves the tail by buckets from window to window (a T_irq of 131
+  // us over 81 us, then hold windows at 262 over 98 us: a hold ended on rank noise). The
+  // tail is then kTailDepth latencies deep (p96 of 256), never below the p50.
+  uint32_t tail_quantile(uint64_t n) const {
+    if (!drive_pace_ || n * (1024 - kP99) >= kTailDepth * 1024) return kP99;
+    const uint64_t off = (kTailDepth * 1024 + n - 1) / std::max<uint64_t>(n, 1);
+    return off >= 1024 - kP50 ? kP50 : static_cast<uint32_t>(1024 - off);
   }
   // 2, 3: the window's tail is more than tail_quarter_octaves beyond the interrupts', and
   // its p99 above theirs. A tail stretched by a median that fell further than the p99
@@ -522,8 +560,21 @@ class MeasuredPolicy {
   // the gain, not a cost.
   bool tail_lost(Tail t) const { return t.spread() > tail_irq_.spread() + tail_ && t.p99 > tail_irq_.p99; }
   static std::string describe(Tail t) {  // bucket lower bounds, for the timeline
-    return "p99 " + std::to_string(LatencyBuckets::lower(t.p99) / 1000) + " us over p50 " +
-           std::to_string(LatencyBuckets::lower(t.p50) / 1000) + " us";
+    std::string s = "p";
+    if (t.at == kP99) {
+      s += "99";
+    } else {  // in tenths of a percent
+      const uint32_t tenths = (t.at * 1000 + 512) / 1024;
+      s += std::to_string(tenths / 10);
+      s += '.';
+      s += std::to_string(tenths % 10);
+    }
+    s += ' ';
+    s += std::to_string(LatencyBuckets::lower(t.p99) / 1000);
+    s += " us over p50 ";
+    s += std::to_string(LatencyBuckets::lower(t.p50) / 1000);
+    s += " us";
+    return s;
   }
   template <QueueEnv Q>
   ThreadStep stop(Q& q) {
@@ -540,7 +591,8 @@ class MeasuredPolicy {
     q.mode_change(from, mode(), std::move(reason));
   }
 
-  uint64_t window_;
+  uint64_t base_window_;
+  uint64_t window_;  // the window's count: `window`, doubled with drive_pace per try lost on the halves' spread
   int64_t enter_gap_ns_;
   uint32_t low_;
   Duration interval_;
@@ -563,6 +615,7 @@ class MeasuredPolicy {
   Tail tail_irq_;          // T_irq: the p50 and p99 buckets of D_irq's window
   uint64_t first_n_ = 0;   // the CQEs of the drain that opened the window
   uint64_t mid_count_ = 0, filled_count_ = 0;  // the count when the window passed its half; when it filled
+  uint64_t own_count_ = 0, filled_own_ = 0;     // the queue's own CQEs in the window; when it filled
   Time mid_;
   uint64_t hold_left_ = 0;
   int64_t try_ns_ = 0;  // the winning try's window: how far polling won (wins_by_the_tail)

@@ -13,10 +13,13 @@ namespace {
 using testing::FakeQueueEnv;
 using Kind = ThreadStep::Kind;
 
-// Small windows keep the scripts short: 16 completions, hold 2, back-off 2.
+// Small windows keep the scripts short: 16 completions, hold 2, back-off 2. The steps are
+// scripted on the queue's own count, every window opening at its first drain (drive_pace
+// 0, try_after_turnover 0, the per-queue rule); the tests of the two options set them.
 MeasuredParams small() {
   return {.window = 16, .enter_gap_ns = 10000, .inflight_low = 3, .interval_us = 30, .margin_1024 = 32,
-          .behind_slack_us = 20, .hold_windows = 2, .backoff_windows = 2};
+          .behind_slack_us = 20, .hold_windows = 2, .backoff_windows = 2, .drive_pace = 0,
+          .try_after_turnover = 0};
 }
 
 // A hard IRQ `gap` after the last that finds `found` CQEs, leaving `inflight_after`.
@@ -82,9 +85,9 @@ TEST(MeasuredPolicy, ParamsAndChecks) {
   EXPECT_EQ(k[11].name, "tail_windows");
   EXPECT_EQ(k[11].default_value, 2);
   EXPECT_EQ(k[12].name, "drive_pace");
-  EXPECT_EQ(k[12].default_value, 0);
+  EXPECT_EQ(k[12].default_value, 1);
   EXPECT_EQ(k[13].name, "try_after_turnover");
-  EXPECT_EQ(k[13].default_value, 0);
+  EXPECT_EQ(k[13].default_value, 1);
   EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
@@ -618,6 +621,80 @@ TEST(MeasuredPolicy, TryAfterTurnoverGivesUpAfterEightInterruptWindows) {
   EXPECT_EQ(passes, 25) << "the first pass past 240 us";
   expect_first_backoff(p);
   expect_reason(q, "no command submitted since it began completed within 8 interrupt windows (250 us)");
+}
+
+// drive_pace: the enter gap is judged on the queue's own completions, as an interrupt
+// each costs its own core. The drive's window of 16 fills in 4 gaps as before, with the
+// queue's own 5 CQEs in it: 5 in 40 us (8 us each) is dense enough, 5 in 52 us (10.4 us)
+// is not, though the drive's pace (3.25 us) is.
+TEST(MeasuredPolicy, DrivePaceEntersOnTheQueuesOwnDensity) {
+  for (const int64_t gap_us : {10, 13}) {
+    SCOPED_TRACE(gap_us);
+    MeasuredParams params = small();
+    params.drive_pace = 1;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    for (int i = 0; i < 5; ++i) {
+      q.others_completions += 3;
+      irq(p, q, 1, 40, Duration::us(gap_us));
+    }
+    EXPECT_EQ(p.mode(), gap_us == 10 ? "poll_try" : "irq_measure");
+  }
+}
+
+// drive_pace: a window's tail is 10 latencies deep. A window of 256 whose 252 latencies
+// (the opening drain's are not the window's) include 4 stalls at 16x: its p99 is a stall
+// (16 quarter-octaves over the p50, beyond tail_max_quarter_octaves 12: no try), its
+// p96.0 is not. A queue counted on the drive has a quarter of a window to itself with
+// four queues a drive, and its p99 would be the 3rd largest.
+TEST(MeasuredPolicy, DrivePaceTailIsTenLatenciesDeep) {
+  for (const bool drive : {false, true}) {
+    SCOPED_TRACE(drive ? "drive_pace 1" : "drive_pace 0");
+    MeasuredParams params = small();
+    params.window = 256;
+    params.drive_pace = drive ? 1 : 0;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    q.latency_ns = 50000;
+    for (int i = 0; i < 63; ++i) irq(p, q, 4, 400, Duration::us(2));
+    q.latency_ns = 50000 * 16;
+    irq(p, q, 4, 400, Duration::us(2));
+    if (!drive) {
+      EXPECT_EQ(p.mode(), "irq_measure");
+      continue;
+    }
+    EXPECT_EQ(p.mode(), "poll_try");
+    expect_reason(q, "p96.0 49 us over p50 49 us");
+  }
+}
+
+// drive_pace: a try lost on the halves' spread alone doubles the windows (more evidence
+// next time: a window counted on the drive is a few times shorter than the queue's own,
+// and its halves the noisier), up to 8 x `window`; per queue the window stays.
+TEST(MeasuredPolicy, DrivePaceWindowsDoubleAfterATryLostOnTheHalves) {
+  auto drifting = [](MeasuredPolicy& p, FakeQueueEnv& q, int64_t scale) {  // as in ADriftingPace...
+    irq(p, q, 4 * scale, 40, Duration::us(10));
+    irq(p, q, 4 * scale, 40, Duration::us(5 * scale));
+    irq(p, q, 4 * scale, 40, Duration::us(10 * scale));
+    irq(p, q, 4 * scale, 40, Duration::us(10 * scale));
+  };
+  MeasuredParams params = small();
+  params.drive_pace = 1;
+  params.backoff_windows = 0;  // straight back to measuring
+  MeasuredPolicy p(params);
+  FakeQueueEnv q;
+  for (const int64_t scale : {1, 2, 4, 8, 8}) {
+    SCOPED_TRACE(scale);
+    drifting(p, q, scale);
+    ASSERT_EQ(p.mode(), "poll_try");
+    pass(p, q, 8 * scale, 40, Duration::us(3 * scale));
+    pass(p, q, 8 * scale, 40, Duration::us(3 * scale));
+    EXPECT_EQ(p.mode(), "irq_measure");
+    expect_reason(q, "halves' spread");
+    const std::string grown = ", windows of " + std::to_string(32 * scale) + " from now on";
+    const bool grows = scale < 8;
+    EXPECT_EQ(q.modes.back().reason.find(grown) != std::string::npos, grows) << q.modes.back().reason;
+  }
 }
 
 }  // namespace
