@@ -102,8 +102,10 @@
 // Integer work per completion, O(1): counts, a multiply-compare per drain, and the
 // runner's bucket increment (kWatchesLatency); S and the tail once per window (128-bit
 // products, as mul_u64_u64_div_u64; a walk of the buckets). Per-queue state a driver
-// could keep: the state, five counters, three times, S, T_irq, the failure count, and the
-// window's latency buckets (as blk-stat's per-window buckets).
+// could keep: the state, a dozen counters (the window's counts, the queue's own CQEs in
+// it, the drive's count at its opening, hold and back-off left), three times, D_irq, S,
+// the winning try's window, T_irq, the window's size, the failure count, and the window's
+// latency buckets (as blk-stat's per-window buckets).
 //
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
