@@ -69,8 +69,9 @@
 //      once against the same D_irq (an application that reaps and submits in batches
 //      leaves the driver's queue empty between them however heavy its load); a try that
 //      ends for light load again, or fails, leaves the next one to a full window.
-// Counted on the drive (drive_pace and try_after_turnover, both 1 by default; 0 and 0 give
-// the per-queue rule; docs/policies.md has what each does on the matrices):
+// Two options, counted on the drive, off by default (docs/policies.md has what they do on
+// the matrices, and why they are off: the queues of a drive leave their holds at different
+// moments, and one that measures interrupts while the others still poll measures them):
 //   drive_pace 1: a window counts the CQEs of every I/O queue of the drive (a counter per
 //      controller, QueueEnv::drive_completions), not the queue's own; D_irq and every try
 //      and hold window are then the drive's pace, seen by each queue. Where the drive's
@@ -124,9 +125,9 @@
 // write-bound drive's holds, which win by a few %, get no grace),
 // tail_max_quarter_octaves 12 (p99 8x p50: steady windows showed 4-8 buckets on deep reads
 // and writes from a buffer, windows with writes stalled behind a drive's garbage-collection
-// backlog 15-28), drive_pace 1 and try_after_turnover 1 (policy A's result where eight
-// queues a drive share the socket's interrupt delivery, the per-queue rule's elsewhere:
-// docs/policies.md's league).
+// backlog 15-28), drive_pace 0 and try_after_turnover 0 (the per-queue rule; both on give
+// policy A's result where eight queues a drive share the socket's interrupt delivery, until
+// the first hold ends: docs/policies.md).
 //
 // Runner: eligible queues are I/O queues with a dedicated MSI-X vector and no threaded
 // interrupts (as A and B); on_interrupt in hard IRQ, on_thread in the queue's real-time
@@ -159,8 +160,8 @@ struct MeasuredParams {
   int64_t tail_quarter_octaves = 2;
   int64_t tail_max_quarter_octaves = 12;
   int64_t tail_windows = 2;
-  int64_t drive_pace = 1;
-  int64_t try_after_turnover = 1;
+  int64_t drive_pace = 0;
+  int64_t try_after_turnover = 0;
   static constexpr std::array<ParamField<MeasuredParams>, 14> kFields{{
       {"window", &MeasuredParams::window, 16, 1 << 20, "completions",
        "completions per measuring window, in interrupt and in polling mode"},

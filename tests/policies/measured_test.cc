@@ -85,9 +85,9 @@ TEST(MeasuredPolicy, ParamsAndChecks) {
   EXPECT_EQ(k[11].name, "tail_windows");
   EXPECT_EQ(k[11].default_value, 2);
   EXPECT_EQ(k[12].name, "drive_pace");
-  EXPECT_EQ(k[12].default_value, 1);
+  EXPECT_EQ(k[12].default_value, 0);
   EXPECT_EQ(k[13].name, "try_after_turnover");
-  EXPECT_EQ(k[13].default_value, 1);
+  EXPECT_EQ(k[13].default_value, 0);
   EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
