@@ -504,20 +504,25 @@ class MeasuredPolicy {
     std::string why = "poll try: " + std::to_string(window_count_) + " in " + std::to_string(t / 1000) +
                       " us against " + std::to_string(window_) + " in " + std::to_string(d_irq_ns_ / 1000) +
                       " us by interrupts, ";
-    switch (missed_bar(t)) {
+    const Bar bar = missed_bar(t);
+    switch (bar) {
       case Bar::margin: why += "not faster by the margin"; break;
       case Bar::halves:
         why += "not faster by the interrupt window's halves' spread (" + std::to_string(spread_ns_ / 1000) + " us)";
-        if (drive_pace_ && window_ < base_window_ << kMaxWindowShift) {  // more evidence next time
-          window_ *= 2;
-          why += ", windows of " + std::to_string(window_) + " from now on";
-        }
         break;
       case Bar::none:
         why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
         break;
     }
+    if (bar == Bar::halves && grow_window()) why += ", windows of " + std::to_string(window_) + " from now on";
     return fail(q, why);
+  }
+  // drive_pace: a try lost on the halves' spread alone doubles the measuring windows, up to
+  // 8 x `window` (more evidence next time); true when they grew.
+  bool grow_window() {
+    if (!drive_pace_ || window_ >= base_window_ << kMaxWindowShift) return false;
+    window_ *= 2;
+    return true;
   }
   template <QueueEnv Q>
   ThreadStep fail(Q& q, const std::string& why) {  // 4
