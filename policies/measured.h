@@ -89,8 +89,26 @@
 //        3rd largest, whose rank alone moves it by buckets);
 //      - a try lost on the halves' spread alone (2) doubles the measuring windows, up to
 //        8 x window (a window of the drive's is a few times shorter in time than the
-//        queue's own, and its halves the noisier: more evidence next time); a back-off
-//        still counts windows of `window`.
+//        queue's own, and its halves the noisier: more evidence), and measures again at
+//        once, without a back-off or a failure counted; at 8 x window it backs off;
+//      - the drive's queues change mode together, on a grid of the drive's count: a hold
+//        ends when the drive's count reaches (c / G + (2 << h)) x G, G = hold_windows x
+//        window, c its count when the try won, h the holds in a row that ran their course
+//        (up to 6; a failure resets it): every queue of the drive that holds then ends at
+//        the same completion, each hold after a full one about twice as long; a back-off
+//        ends at the first multiple of backoff_windows x window past its length (step 4's
+//        windows of `window` of the drive's). Holds that end at each queue's own moment
+//        leave the first queue measuring interrupts while its siblings poll: its D_irq is
+//        their polling pace, it cannot beat it, and the back-offs cascade;
+//      - a hold window counts `window` of the queue's own completions and is judged on
+//        the drive's pace in it (drive completions in it against D_irq's); its tail at
+//        T_irq's quantile;
+//      - back on interrupts after a hold or a back-off (settle), the first window opens
+//        at the turnover (a completion of a command submitted since), and for up to
+//        backoff_windows x window of the drive's completions a window that the last
+//        polling pace would beat by less than a try's bar (margin and halves' spread) is
+//        skipped: the drive still holds the commands polling moved into it, each interrupt
+//        finds a batch, and interrupts keep polling's pace for a while (its afterglow).
 //   try_after_turnover 1: a try's window opens at the first completion of a command
 //      submitted since the try began (QueueEnv::latencies counts only those), not at its
 //      first drain: the commands in flight when it began were held back under interrupts
@@ -104,9 +122,10 @@
 // runner's bucket increment (kWatchesLatency); S and the tail once per window (128-bit
 // products, as mul_u64_u64_div_u64; a walk of the buckets). Per-queue state a driver
 // could keep: the state, a dozen counters (the window's counts, the queue's own CQEs in
-// it, the drive's count at its opening, hold and back-off left), three times, D_irq, S,
-// the winning try's window, T_irq, the window's size, the failure count, and the window's
-// latency buckets (as blk-stat's per-window buckets).
+// it, the drive's count at its opening, hold and back-off left or the drive's count they
+// end at, settling windows left), three times, D_irq, S, the winning try's window and the
+// last polling pace, T_irq, the window's size, the failure and full-hold counts, and the
+// window's latency buckets (as blk-stat's per-window buckets).
 //
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
@@ -208,6 +227,7 @@ class MeasuredPolicy {
   static constexpr uint32_t kLowInflightChecks = 3;
   static constexpr uint32_t kMaxBackoffShift = 6;
   static constexpr int64_t kTurnoverWindows = 8;  // try_after_turnover: a try waits at most this many D_irq
+  static constexpr uint32_t kMaxHoldShift = 6;    // drive_pace: holds grow to at most 64 x hold_windows
   static constexpr uint32_t kMaxWindowShift = 3;  // drive_pace: windows grow to at most 8 x `window`
   static constexpr bool kUsesVector = true;
   static constexpr bool kAppPolls = false;
@@ -264,7 +284,25 @@ class MeasuredPolicy {
       return start_try(q, "measured: load back after a light-load pause, a try against the interrupts' " +
                               std::to_string(d_irq_ns_ / 1000) + " us");
     }
+    if (drive_pace_ && state_ == State::backoff) {  // 4: back off to the drive's grid
+      if (q.drive_completions() < backoff_end_) return;
+      settle(q);
+      set(q, State::measure, "measured: back-off of " + std::to_string(backoff_total_) +
+                                 " windows done, at the drive's " + std::to_string(backoff_end_) + "th completion");
+      return restart(q);
+    }
+    if (await_turnover_) {  // drive_pace: interrupts again; the first window opens at the turnover
+      if (q.latencies().total == 0) return;
+      await_turnover_ = false;
+      return restart(q);
+    }
     if (!count(q, n)) return;  // the window is not full yet
+    if (settle_left_ > 0) {  // drive_pace: a window polling could not beat, after a hold, is its afterglow
+      --settle_left_;
+      const int64_t t = (q.now() - start_).count_ns();
+      if (!faster_than(hold_pace_ns_, t) || hold_pace_ns_ + halves_spread(q) >= t) return restart(q);
+      settle_left_ = 0;
+    }
     const Duration took = q.now() - start_;
     if (state_ == State::backoff) {  // 4: one more window of the back-off done
       if (--backoff_left_ > 0) return restart(q);
@@ -295,11 +333,18 @@ class MeasuredPolicy {
       low_checks_ = 0;
       const uint32_t n = q.drain();
       if (state_ == State::try_poll) return judge_try(q, n);
+      if (drive_pace_ && q.drive_completions() >= hold_end_) return end_hold(q);  // 3: the drive's grid
       if (!count(q, n)) return ThreadStep::resched();
       const int64_t took = (q.now() - start_).count_ns();  // a hold window is full
-      if (!faster_by_margin(took))  // 3: no longer faster by the margin
-        return fail(q, "hold window in " + std::to_string(took / 1000) + " us, not faster than interrupts' " +
-                           std::to_string(d_irq_ns_ / 1000) + " us by the margin");
+      if (drive_pace_)
+        hold_pace_ns_ = static_cast<int64_t>(static_cast<__int128>(took) * static_cast<__int128>(window_) /
+                                             static_cast<__int128>(std::max<uint64_t>(filled_count_, 1)));
+      if (!hold_faster(took))  // 3: no longer faster by the margin
+        return fail(q, "hold window in " + std::to_string(took / 1000) + " us" +
+                           (drive_pace_ ? " for " + std::to_string(filled_count_) + " of the drive's completions"
+                                        : std::string()) +
+                           ", not faster than interrupts' " + std::to_string(d_irq_ns_ / 1000) + " us" +
+                           (drive_pace_ ? " for " + std::to_string(window_) : std::string()) + " by the margin");
       const Tail tail = tail_of(q);
       if (!tail_lost(tail)) {
         tail_lost_ = 0;
@@ -312,11 +357,7 @@ class MeasuredPolicy {
                  " us: not ahead by the tail's allowance";
         return fail(q, why);
       }
-      if (--hold_left_ == 0) {  // 3: the hold is over, a success
-        failures_ = 0;
-        set(q, State::measure, "measured: held " + std::to_string(hold_windows_) + " windows");
-        return stop(q);
-      }
+      if (!drive_pace_ && --hold_left_ == 0) return end_hold(q);  // 3: the hold is over, a success
       restart(q);
       return ThreadStep::resched();
     }
@@ -367,7 +408,8 @@ class MeasuredPolicy {
       mid_count_ = window_count_;
       mid_ = q.now();
     }
-    if (window_count_ < size) return false;
+    // drive_pace: a hold window counts `window` of the queue's own completions (hold_faster).
+    if ((drive_pace_ && state_ == State::hold ? own_count_ : window_count_) < size) return false;
     filled_count_ = window_count_;
     filled_own_ = own_count_;
     window_count_ = own_count_ = 0;
@@ -390,6 +432,8 @@ class MeasuredPolicy {
   }
   template <QueueEnv Q>
   void start_try(Q& q, std::string reason) {  // 2
+    await_turnover_ = false;
+    settle_left_ = 0;
     set(q, State::try_poll, std::move(reason));
     restart(q);
     started_ = false;  // the try's window opens at its first drain
@@ -432,6 +476,37 @@ class MeasuredPolicy {
   // 2, 3: the bar a try's window and every hold window must pass (exact: t * 1024 against
   // D_irq * (1024 - margin)).
   bool faster_by_margin(int64_t t) const { return t * 1024 < d_irq_ns_ * (1024 - margin_); }
+  // 3, 4, drive_pace: interrupts again after polling (a hold, a try lost on the halves) or
+  // after a back-off while the drive's other queues may have held. The first window opens
+  // at the turnover (a completion of a command submitted since); then, for up to
+  // backoff_windows x window of the drive's completions, a window that the last polling
+  // pace would not beat by a try's bar (the margin and the window's halves' spread) is
+  // skipped. Right after polling the drive still holds the commands polling moved into
+  // it, every interrupt finds a batch of CQEs, and interrupts keep polling's pace until
+  // that backlog has gone (a PM9D3a with 4 jobs at QD1024: 508-538 us a window for 6 ms,
+  // then 575-642 us; 512 us polled). A try against such a window cannot win, and its
+  // back-off would keep the queue on the slower interrupts that follow.
+  template <QueueEnv Q>
+  void settle(Q& q) {
+    await_turnover_ = true;
+    // At most backoff_windows windows of `window` of the drive's, however the windows grew.
+    const uint64_t windows = std::max<uint64_t>(backoff_windows_ * base_window_ / window_, 1);
+    settle_left_ = hold_pace_ns_ > 0 ? static_cast<uint32_t>(std::min<uint64_t>(windows, 1u << 16)) : 0;
+    q.latencies().clear(q.now());
+  }
+  // t is faster than d by the margin (faster_by_margin against a window of d).
+  bool faster_than(int64_t t, int64_t d) const { return t * 1024 < d * (1024 - margin_); }
+  // 3: a hold window of `t` passes the try's bar. With drive_pace it holds `window` of the
+  // queue's own completions, several times the drive's `window` (four queues a drive: four
+  // times), and is judged on the drive's pace in it: drive windows of `window` are short
+  // enough that one in a few dozen misses the margin by chance (a PM9D3a polled at 512 us
+  // a window against 579 us by interrupts had one of 567 us), and a hold that ends on one
+  // leaves its queue measuring interrupts alone.
+  bool hold_faster(int64_t t) const {
+    if (!drive_pace_) return faster_by_margin(t);
+    return static_cast<__int128>(t) * static_cast<__int128>(window_) * 1024 <
+           static_cast<__int128>(d_irq_ns_) * static_cast<__int128>(filled_count_) * (1024 - margin_);
+  }
   // 3: is a try window of `t` faster than the interrupts' by at least what the tail may
   // grow (tail_quarter_octaves, on the latencies' quarter-octave scale)? Only a hold whose
   // try was gets the grace of tail_windows: where polling wins big (deep reads: 1.5
@@ -485,14 +560,34 @@ class MeasuredPolicy {
                          std::to_string(d_irq_ns_ / 1000) + " us, but its " + describe(tail) + " against " +
                          describe(tail_irq_));
     resumed_ = false;  // 3
-    try_ns_ = t;
+    try_ns_ = hold_pace_ns_ = t;
     hold_left_ = hold_windows_;
+    hold_end_ = (q.drive_completions() / hold_grid() + (uint64_t{2} << held_)) * hold_grid();
     tail_lost_ = 0;
     set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
                             std::to_string(d_irq_ns_ / 1000) + " us");
     restart(q);
     return ThreadStep::resched();
   }
+  // 3: a hold that ran its course (hold_windows, or with drive_pace to the drive's grid).
+  template <QueueEnv Q>
+  ThreadStep end_hold(Q& q) {
+    failures_ = 0;
+    if (drive_pace_) settle(q);
+    if (drive_pace_ && held_ < kMaxHoldShift) ++held_;
+    set(q, State::measure,
+        drive_pace_ ? "measured: held to the drive's " + std::to_string(hold_end_) + "th completion (every " +
+                          std::to_string(hold_grid()) + ", its queues measure again together)"
+                    : "measured: held " + std::to_string(hold_windows_) + " windows");
+    return stop(q);
+  }
+  // drive_pace: every holding queue of a drive ends its hold when the drive's completion
+  // count crosses a multiple of this (hold_windows x window), so that the drive's queues
+  // measure interrupts again together. Holds that end at each queue's own moment leave the
+  // first to end measuring interrupts while its siblings still poll: its D_irq is then
+  // their polling pace, its try cannot beat that, and the back-offs cascade through the
+  // drive (8 D7-PS1010 with 8 queues each: 17.3M against 24.1M per queue over 100 ms).
+  uint64_t hold_grid() const { return hold_windows_ * base_window_; }
   // 4: the try can no longer win (cannot_win) or fell behind (behind); the reason names
   // the bar it missed.
   template <QueueEnv Q>
@@ -514,7 +609,14 @@ class MeasuredPolicy {
         why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
         break;
     }
-    if (bar == Bar::halves && grow_window()) why += ", windows of " + std::to_string(window_) + " from now on";
+    if (bar == Bar::halves && grow_window()) {  // drive_pace: more evidence at once, no back-off
+      hold_pace_ns_ = static_cast<int64_t>(static_cast<__int128>(t) * static_cast<__int128>(window_) /
+                                           static_cast<__int128>(std::max<uint64_t>(window_count_, 1)));
+      resume_ = resumed_ = false;
+      settle(q);
+      set(q, State::measure, "measured: " + why + ", windows of " + std::to_string(window_) + " from now on");
+      return stop(q);
+    }
     return fail(q, why);
   }
   // drive_pace: a try lost on the halves' spread alone doubles the measuring windows, up to
@@ -528,9 +630,13 @@ class MeasuredPolicy {
   ThreadStep fail(Q& q, const std::string& why) {  // 4
     resume_ = resumed_ = false;
     ++q.counters().backoffs;
+    held_ = 0;
     failures_ = std::min(failures_ + 1, kMaxBackoffShift + 1);
     backoff_total_ = backoff_windows_ << (failures_ - 1);
     backoff_left_ = backoff_total_;
+    const uint64_t grid = std::max<uint64_t>(backoff_windows_, 1) * base_window_;
+    const uint64_t until = q.drive_completions() + backoff_total_ * base_window_;
+    backoff_end_ = (until + grid - 1) / grid * grid;
     set(q, backoff_left_ > 0 ? State::backoff : State::measure,
         "measured: " + why + ", back-off " + std::to_string(backoff_total_) + " windows");
     return stop(q);
@@ -548,7 +654,9 @@ class MeasuredPolicy {
   template <QueueEnv Q>
   Tail tail_of(Q& q) const {
     const LatencyBuckets& l = q.latencies();
-    const uint32_t at = tail_quantile(l.total);
+    // drive_pace: a try or hold window's tail at T_irq's quantile (a hold window holds
+    // several times the latencies of a drive window: its p99 is another quantile).
+    const uint32_t at = drive_pace_ && state_ != State::measure ? tail_irq_.at : tail_quantile(l.total);
     return {l.quantile_bucket(kP50), l.quantile_bucket(at), at};
   }
   // The tail's quantile for a window of n latencies: the 99th percentile, about the 10th
@@ -626,10 +734,16 @@ class MeasuredPolicy {
   uint64_t own_count_ = 0, filled_own_ = 0;     // the queue's own CQEs in the window; when it filled
   Time mid_;
   uint64_t hold_left_ = 0;
+  uint64_t hold_end_ = 0;  // drive_pace: the hold ends when the drive's count reaches this
+  uint64_t backoff_end_ = 0;  // drive_pace: the back-off ends when the drive's count reaches this
+  bool await_turnover_ = false;  // drive_pace: interrupts again; no window until a command of since completes
+  uint32_t settle_left_ = 0;     // drive_pace: interrupt windows left that polling must beat to count
+  int64_t hold_pace_ns_ = 0;     // drive_pace: the last polling pace, per `window` of the drive's
   int64_t try_ns_ = 0;  // the winning try's window: how far polling won (wins_by_the_tail)
   uint32_t tail_lost_ = 0;  // hold windows in a row whose tail grew
   uint64_t backoff_left_ = 0, backoff_total_ = 0;
   uint32_t failures_ = 0;
+  uint32_t held_ = 0;  // drive_pace: holds in a row that ran their course (each doubles the next)
   uint32_t low_checks_ = 0;
   bool resume_ = false;   // polling paused for light load: the next useful interrupt tries at once
   bool resumed_ = false;  // the current try is such a resumption

@@ -22,6 +22,13 @@ MeasuredParams small() {
           .try_after_turnover = 0};
 }
 
+// small() with one parameter set (the tests of drive_pace and try_after_turnover).
+MeasuredParams small_with(int64_t MeasuredParams::*field, int64_t value) {
+  MeasuredParams p = small();
+  p.*field = value;
+  return p;
+}
+
 // A hard IRQ `gap` after the last that finds `found` CQEs, leaving `inflight_after`.
 void irq(MeasuredPolicy& p, FakeQueueEnv& q, uint32_t found, uint32_t inflight_after, Duration gap) {
   q.advance(gap);
@@ -584,9 +591,7 @@ TEST(MeasuredPolicy, DrivePaceCountsEveryQueueOfTheDrive) {
 TEST(MeasuredPolicy, TryAfterTurnoverIsJudgedOnCommandsOfTheTry) {
   for (const bool after : {false, true}) {
     SCOPED_TRACE(after ? "try_after_turnover 1" : "try_after_turnover 0");
-    MeasuredParams params = small();
-    params.try_after_turnover = after ? 1 : 0;
-    MeasuredPolicy p(params);
+    MeasuredPolicy p(small_with(&MeasuredParams::try_after_turnover, after ? 1 : 0));
     FakeQueueEnv q;
     start_a_try(p, q);
     q.stale = 12;
@@ -680,21 +685,159 @@ TEST(MeasuredPolicy, DrivePaceWindowsDoubleAfterATryLostOnTheHalves) {
   };
   MeasuredParams params = small();
   params.drive_pace = 1;
-  params.backoff_windows = 0;  // straight back to measuring
   MeasuredPolicy p(params);
   FakeQueueEnv q;
-  for (const int64_t scale : {1, 2, 4, 8, 8}) {
+  // After a try, the next window opens at the turnover (the first interrupt that finds a
+  // command of since), not at a drain: 16 x scale in 30 x scale us from there, the halves
+  // at 20 and 40 x scale us (S = 20 x scale), and a try in 12 x scale us misses by S.
+  auto drifting_window = [](MeasuredPolicy& p, FakeQueueEnv& q, int64_t scale) {
+    for (const int64_t gap : {5, 5, 10, 10}) irq(p, q, 4 * scale, 40, Duration::us(gap * scale));
+  };
+  for (const int64_t scale : {1, 2, 4, 8}) {
     SCOPED_TRACE(scale);
-    drifting(p, q, scale);
+    if (scale == 1) {
+      drifting(p, q, scale);
+    } else {
+      irq(p, q, 4, 40, Duration::us(1));  // the turnover
+      drifting_window(p, q, scale);
+      // A window the last try's pace would not beat by its bar is that try's afterglow
+      // (DrivePaceSkipsTheAfterglowOfAHold): the next one is measured.
+      if (p.mode() == "irq_measure") drifting_window(p, q, scale);
+    }
     ASSERT_EQ(p.mode(), "poll_try");
-    pass(p, q, 8 * scale, 40, Duration::us(3 * scale));
-    pass(p, q, 8 * scale, 40, Duration::us(3 * scale));
-    EXPECT_EQ(p.mode(), "irq_measure");
+    const int64_t try_us = scale == 1 ? 3 : 12 * scale;
+    pass(p, q, 8 * scale, 40, Duration::us(try_us));
+    pass(p, q, 8 * scale, 40, Duration::us(try_us));
     expect_reason(q, "halves' spread");
-    const std::string grown = ", windows of " + std::to_string(32 * scale) + " from now on";
-    const bool grows = scale < 8;
-    EXPECT_EQ(q.modes.back().reason.find(grown) != std::string::npos, grows) << q.modes.back().reason;
+    if (scale == 8) break;
+    // More evidence at once: measuring again with no back-off and no failure counted.
+    EXPECT_EQ(p.mode(), "irq_measure");
+    EXPECT_EQ(q.counters_.backoffs, 0u);
+    expect_reason(q, ", windows of " + std::to_string(32 * scale) + " from now on");
   }
+  // At 8 x `window` the windows grow no more, and the try lost on the halves backs off.
+  expect_first_backoff(p);
+  EXPECT_EQ(q.modes.back().reason.find("from now on"), std::string::npos) << q.modes.back().reason;
+}
+
+// drive_pace: a try that wins at the drive's count c holds until the drive's count
+// reaches a multiple of hold_windows x window (32 here) at least two multiples on, (c / 32
+// + 2) x 32, whatever the queue's own count: the drive's queues that hold end together,
+// and measure interrupts again together. A try won at 32, 40 or 56 holds to 96. The next
+// hold runs twice as long (to (c / 32 + 4) x 32) after one that ran its course.
+TEST(MeasuredPolicy, DrivePaceHoldsEndOnTheDrivesGrid) {
+  for (const uint64_t others : {0u, 8u, 24u}) {
+    SCOPED_TRACE(others);
+    MeasuredPolicy p(small_with(&MeasuredParams::drive_pace, 1));
+    FakeQueueEnv q;
+    start_a_try(p, q);  // the drive's count: 16
+    q.others_completions = others;
+    pass(p, q, 8, 40, Duration::us(10));
+    pass(p, q, 8, 40, Duration::us(10));
+    ASSERT_EQ(p.mode(), "poll_hold");
+    int passes = 0;
+    while (p.mode() == "poll_hold" && passes < 100) {
+      pass(p, q, 8, 40, Duration::us(10));  // hold windows of 16 in 20 us
+      ++passes;
+    }
+    EXPECT_EQ(q.drive_completions(), 96u);
+    EXPECT_EQ(passes, static_cast<int>((96 - 32 - others) / 8));
+    expect_reason(q, "held to the drive's 96th completion (every 32, its queues measure again together)");
+    EXPECT_FALSE(q.masked);
+    irq(p, q, 8, 40, Duration::us(10));  // the turnover: a command of since completed
+    irq_window(p, q, 40);                // 16 in 40 us: polling's 20 us beats it
+    ASSERT_EQ(p.mode(), "poll_try");
+    pass(p, q, 8, 40, Duration::us(10));
+    pass(p, q, 8, 40, Duration::us(10));
+    ASSERT_EQ(p.mode(), "poll_hold");
+    const uint64_t won = q.drive_completions();
+    while (p.mode() == "poll_hold" && passes < 200) {
+      pass(p, q, 8, 40, Duration::us(10));
+      ++passes;
+    }
+    EXPECT_EQ(q.drive_completions(), (won / 32 + 4) * 32);
+  }
+}
+
+// drive_pace: right after a hold the drive still holds the commands polling moved into it
+// and interrupts keep polling's pace for a while (its afterglow). For backoff_windows
+// windows (2 here) one that the last hold window's pace (16 in 20 us) would not beat by
+// the margin and the halves' spread is skipped: 16 in 20 us is, 16 in 40 us starts a
+// try. Per queue the afterglow window starts a try that cannot win.
+TEST(MeasuredPolicy, DrivePaceSkipsTheAfterglowOfAHold) {
+  for (const bool drive : {false, true}) {
+    SCOPED_TRACE(drive ? "drive_pace 1" : "drive_pace 0");
+    MeasuredPolicy p(small_with(&MeasuredParams::drive_pace, drive ? 1 : 0));
+    FakeQueueEnv q;
+    start_a_try(p, q);
+    int passes = 0;
+    while (p.mode() != "irq_measure" && passes < 100) {
+      pass(p, q, 8, 40, Duration::us(10));
+      ++passes;
+    }
+    ASSERT_EQ(p.mode(), "irq_measure");
+    irq(p, q, 4, 40, Duration::us(5));  // drive_pace: the turnover; per queue: opens the window
+    for (int i = 0; i < 4; ++i) irq(p, q, 4, 40, Duration::us(5));  // 16 in 20 us: the afterglow
+    if (!drive) {
+      EXPECT_EQ(p.mode(), "poll_try");
+      continue;
+    }
+    EXPECT_EQ(p.mode(), "irq_measure");
+    irq_window(p, q, 40);  // 16 in 40 us
+    ASSERT_EQ(p.mode(), "poll_try");
+    expect_reason(q, "window of 16 in 40 us by interrupts");
+  }
+}
+
+// drive_pace: a failed try backs off at least backoff_windows x window of the drive's
+// completions, to the next multiple of that (32 here), where the drive's other queues'
+// back-offs end too: failed at the drive's 32nd, interrupts to its 64th; at its 40th, to
+// its 96th.
+TEST(MeasuredPolicy, DrivePaceBacksOffToTheDrivesGrid) {
+  for (const uint64_t others : {0u, 8u}) {
+    SCOPED_TRACE(others);
+    MeasuredPolicy p(small_with(&MeasuredParams::drive_pace, 1));
+    FakeQueueEnv q;
+    start_a_try(p, q);
+    q.others_completions = others;  // before the try's window opens: not in it
+    pass(p, q, 8, 40, Duration::us(15));
+    pass(p, q, 8, 40, Duration::us(15));  // as in ASlowerTryBacksOffLongerEachTime
+    expect_first_backoff(p);
+    const uint64_t end = others == 0 ? 64 : 96;
+    while (q.drive_completions() + 4 < end) {
+      irq(p, q, 4, 40, Duration::us(10));
+      ASSERT_EQ(p.mode(), "backoff") << q.drive_completions();
+    }
+    irq(p, q, 4, 40, Duration::us(10));
+    EXPECT_EQ(q.drive_completions(), end);
+    EXPECT_EQ(p.mode(), "irq_measure");
+    expect_reason(q, "back-off of 2 windows done, at the drive's " + std::to_string(end) + "th completion");
+  }
+}
+
+// drive_pace: a hold window counts `window` of the queue's own completions (a drive's
+// window is a few times shorter in time, and one in a few dozen missed the margin by
+// chance) and is judged on the drive's pace in it: 16 own in 40 us passes with 48 of its
+// siblings' in it (64 of the drive's in 40 us against 16 in 30 us), and fails alone.
+TEST(MeasuredPolicy, DrivePaceHoldWindowsCountTheQueuesOwnCompletions) {
+  MeasuredParams params = small();
+  params.drive_pace = 1;
+  params.hold_windows = 64;  // the grid far off
+  MeasuredPolicy p(params);
+  FakeQueueEnv q;
+  start_a_try(p, q);
+  pass(p, q, 8, 40, Duration::us(10));
+  pass(p, q, 8, 40, Duration::us(10));
+  ASSERT_EQ(p.mode(), "poll_hold");
+  for (int i = 0; i < 4; ++i) {
+    q.others_completions += 24;
+    pass(p, q, 8, 40, Duration::us(20));
+  }
+  EXPECT_EQ(p.mode(), "poll_hold");
+  pass(p, q, 8, 40, Duration::us(20));
+  pass(p, q, 8, 40, Duration::us(20));
+  expect_hold_failed(p, q, "hold window in 40 us for 16 of the drive's completions, not faster than interrupts' 30 us "
+                           "for 16 by the margin");
 }
 
 }  // namespace
