@@ -336,9 +336,7 @@ class MeasuredPolicy {
       if (drive_pace_ && q.drive_completions() >= hold_end_) return end_hold(q);  // 3: the drive's grid
       if (!count(q, n)) return ThreadStep::resched();
       const int64_t took = (q.now() - start_).count_ns();  // a hold window is full
-      if (drive_pace_)
-        hold_pace_ns_ = static_cast<int64_t>(static_cast<__int128>(took) * static_cast<__int128>(window_) /
-                                             static_cast<__int128>(std::max<uint64_t>(filled_count_, 1)));
+      if (drive_pace_) hold_pace_ns_ = per_window(took, filled_count_);
       if (!hold_faster(took))  // 3: no longer faster by the margin
         return fail(q, "hold window in " + std::to_string(took / 1000) + " us" +
                            (drive_pace_ ? " for " + std::to_string(filled_count_) + " of the drive's completions"
@@ -475,7 +473,7 @@ class MeasuredPolicy {
   }
   // 2, 3: the bar a try's window and every hold window must pass (exact: t * 1024 against
   // D_irq * (1024 - margin)).
-  bool faster_by_margin(int64_t t) const { return t * 1024 < d_irq_ns_ * (1024 - margin_); }
+  bool faster_by_margin(int64_t t) const { return faster_than(t, d_irq_ns_); }
   // 3, 4, drive_pace: interrupts again after polling (a hold, a try lost on the halves) or
   // after a back-off while the drive's other queues may have held. The first window opens
   // at the turnover (a completion of a command submitted since); then, for up to
@@ -494,8 +492,13 @@ class MeasuredPolicy {
     settle_left_ = hold_pace_ns_ > 0 ? static_cast<uint32_t>(std::min<uint64_t>(windows, 1u << 16)) : 0;
     q.latencies().clear(q.now());
   }
-  // t is faster than d by the margin (faster_by_margin against a window of d).
+  // t is faster than d by the margin.
   bool faster_than(int64_t t, int64_t d) const { return t * 1024 < d * (1024 - margin_); }
+  // drive_pace: t for n of the drive's completions as the time of a window (`window`).
+  int64_t per_window(int64_t t, uint64_t n) const {
+    return static_cast<int64_t>(static_cast<__int128>(t) * static_cast<__int128>(window_) /
+                                static_cast<__int128>(std::max<uint64_t>(n, 1)));
+  }
   // 3: a hold window of `t` passes the try's bar. With drive_pace it holds `window` of the
   // queue's own completions, several times the drive's `window` (four queues a drive: four
   // times), and is judged on the drive's pace in it: drive windows of `window` are short
@@ -610,8 +613,7 @@ class MeasuredPolicy {
         break;
     }
     if (bar == Bar::halves && grow_window()) {  // drive_pace: more evidence at once, no back-off
-      hold_pace_ns_ = static_cast<int64_t>(static_cast<__int128>(t) * static_cast<__int128>(window_) /
-                                           static_cast<__int128>(std::max<uint64_t>(window_count_, 1)));
+      hold_pace_ns_ = per_window(t, window_count_);
       resume_ = resumed_ = false;
       settle(q);
       set(q, State::measure, "measured: " + why + ", windows of " + std::to_string(window_) + " from now on");
