@@ -211,8 +211,9 @@ struct MeasuredParams {
        "hold windows in a row whose tail grew (tail_quarter_octaves) before a hold fails, where its try beat the "
        "interrupts by that many quarter-octaves too (1: any one)"},
       {"drive_pace", &MeasuredParams::drive_pace, 0, 1, "0/1",
-       "1: every window counts the completions of all the drive's I/O queues, not the queue's own (a pace of "
-       "the drive: its queues decide together where they share a bottleneck)"},
+       "1: every window counts the completions of all the drive's I/O queues, not the queue's own, and holds "
+       "and back-offs end on a grid of the drive's count (a pace of the drive: its queues decide, and measure "
+       "again, together where they share a bottleneck)"},
       {"try_after_turnover", &MeasuredParams::try_after_turnover, 0, 1, "0/1",
        "1: a try's window opens at the first completion of a command submitted since the try began (the "
        "commands in flight before it were held back under interrupts), and gives up after 8 interrupt windows "
