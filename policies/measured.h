@@ -401,8 +401,9 @@ class MeasuredPolicy {
   bool count(Q& q, uint32_t n) {
     open_at_first_drain(q, n);
     add_count(q, n);
-    // A back-off counts windows of `window` whatever the measuring windows have grown to.
-    const uint64_t size = state_ == State::backoff ? base_window_ : window_;
+    // Windows grow only with drive_pace, whose back-offs end on the drive's count before
+    // counting here (on_interrupt): a back-off counts windows of `window`.
+    const uint64_t size = window_;
     if (mid_count_ == 0 && 2 * window_count_ >= size) {
       mid_count_ = window_count_;
       mid_ = q.now();
