@@ -36,14 +36,33 @@
 //      must not stretch the completions' tail: where it lets the host outrun the drive,
 //      e.g. writes on a drive whose write buffer is full, the commands the host no longer
 //      holds queue in the drive instead, at equal IOPS; the p50 falls and the p99 rises):
-//      - at n >= window: a win -> 3 (success), else 4 (also when only the tail lost);
+//      - at n >= window: a win -> 3 (success), else a tie (below) -> 3, else 4 (also when
+//        only the tail lost);
 //      - before that, on an empty pass, behind: t * window > n * D_irq + behind_slack_us
 //        * window (slower than the interrupt pace by more than the slack) -> 4 at once;
 //      - and once the time since the try began reaches D_irq * (1024 - margin_1024) /
-//        1024, or D_irq - S, it can no longer win -> 4.
+//        1024, or D_irq - S, it can no longer win -> 4 (with tie_wakeups: once it passes
+//        D_irq, as it can no longer tie either).
+//      Tie (tie_wakeups > 0): a window no slower than D_irq (t <= D_irq; the halves'
+//      spread S is no bar here: it guards a win's claim to be faster, where a tie claims
+//      no more than equal, and every hold window checks that claim again), whose p50 and
+//      p99 buckets are no higher than the interrupt window's, and whose thread slept
+//      (empty passes, each an fsleep whose timer wakes it) at most 1 / tie_wakeups as
+//      often per completion as the interrupt window took useful interrupts, wins too: the
+//      application sees the same pace and latencies, and the core is woken less often
+//      (an interrupt is its entry and exit, the remapping unit's work, the handler and
+//      the thread's wake-up; a drain after cond_resched wakes nothing). Where interrupts
+//      find one or two CQEs each on a drive near its ceiling, a polling thread finds CQEs
+//      at nearly every pass: 4 PM9D3a, 8 jobs at QD64, the interrupts bound by the
+//      remapping units, poll +2.6-3.0% (under the margin) with a core half as busy. A host
+//      that outruns a write-bound drive moves its commands' waits into the drive at an
+//      equal pace: its p50 rises (20 -> 49 us on a D7-PS1010 at QD31), and it ties not.
 //   3. Poll-hold [poll_hold] Keep polling for hold_windows windows, then unmask -> 1 (a
 //      success). Each hold window is measured too and must pass the try's bar again: one
-//      that took D_irq * (1024 - margin_1024) / 1024 or more is a failure -> 4 (polling is
+//      that took D_irq * (1024 - margin_1024) / 1024 or more, and does not tie (as in 2,
+//      but not slower than D_irq by the margin: t < D_irq * (1024 + margin_1024) / 1024,
+//      the mirror of the win's bar, as a steady pace's windows scatter both ways), is a
+//      failure -> 4 (polling is
 //      no longer faster by the margin: the drive or the load changed, or the try won on a
 //      transient, e.g. on a write-bound drive while the write buffer still had the room
 //      the interrupt window drained, after which the flash sets the pace and the host's
@@ -123,7 +142,8 @@
 // products, as mul_u64_u64_div_u64; a walk of the buckets). Per-queue state a driver
 // could keep: the state, a dozen counters (the window's counts, the queue's own CQEs in
 // it, the drive's count at its opening, hold and back-off left or the drive's count they
-// end at, settling windows left), three times, D_irq, S, the winning try's window and the
+// end at, settling windows left, the queue's interrupt and empty-pass counts at the
+// window's opening, D_irq's window's interrupts), three times, D_irq, S, the winning try's window and the
 // last polling pace, T_irq, the window's size, the failure and full-hold counts, and the
 // window's latency buckets (as blk-stat's per-window buckets).
 //
@@ -142,6 +162,8 @@
 // p99 by a third -- seen on all four queues of a D7-PS1010 at once -- crossed the bar in
 // one window of a hold and ended it; a stretch polling causes is in every window, and a
 // write-bound drive's holds, which win by a few %, get no grace),
+// tie_wakeups 2 (half the wake-ups: a clear saving, beyond a window's scatter of a few
+// sleeps or interrupts; an interrupt and a timer's wake-up are taken as costing alike),
 // tail_max_quarter_octaves 12 (p99 8x p50: steady windows showed 4-8 buckets on deep reads
 // and writes from a buffer, windows with writes stalled behind a drive's garbage-collection
 // backlog 15-28), drive_pace 0 and try_after_turnover 0 (the per-queue rule; both on give
@@ -181,7 +203,8 @@ struct MeasuredParams {
   int64_t tail_windows = 2;
   int64_t drive_pace = 0;
   int64_t try_after_turnover = 0;
-  static constexpr std::array<ParamField<MeasuredParams>, 14> kFields{{
+  int64_t tie_wakeups = 2;
+  static constexpr std::array<ParamField<MeasuredParams>, 15> kFields{{
       {"window", &MeasuredParams::window, 16, 1 << 20, "completions",
        "completions per measuring window, in interrupt and in polling mode"},
       {"enter_gap_ns", &MeasuredParams::enter_gap_ns, 1, 1000000000, "ns",
@@ -218,6 +241,10 @@ struct MeasuredParams {
        "1: a try's window opens at the first completion of a command submitted since the try began (the "
        "commands in flight before it were held back under interrupts), and gives up after 8 interrupt windows "
        "without one"},
+      {"tie_wakeups", &MeasuredParams::tie_wakeups, 0, 64, "x",
+       "a try no slower than the interrupt window, its p50 and p99 no higher, wins without the margin (a tie) "
+       "when its thread slept at most 1/this as often per completion as interrupts came; a hold goes on while "
+       "it ties (0: the margin alone)"},
   }};
 };
 
@@ -256,7 +283,8 @@ class MeasuredPolicy {
         tail_max_(static_cast<uint32_t>(p.tail_max_quarter_octaves)),
         tail_windows_(static_cast<uint32_t>(p.tail_windows)),
         drive_pace_(p.drive_pace != 0),
-        after_turnover_(p.try_after_turnover != 0) {}
+        after_turnover_(p.try_after_turnover != 0),
+        tie_wakeups_(static_cast<uint64_t>(p.tie_wakeups)) {}
 
   static std::optional<ParamError> check(const Params& p, uint32_t queue_depth) {
     if (p.inflight_low >= static_cast<int64_t>(queue_depth))
@@ -317,6 +345,8 @@ class MeasuredPolicy {
     const Tail tail = tail_of(q);
     if (tail.spread() > tail_max_) return restart(q);  // rare stalls set this tail: no yardstick
     d_irq_ns_ = std::max<int64_t>(took.count_ns(), 1);
+    irq_wakeups_ = filled_wakeups_;
+    irq_count_ = filled_count_;
     spread_ns_ = spread;
     tail_irq_ = tail;
     resumed_ = false;
@@ -338,13 +368,17 @@ class MeasuredPolicy {
       if (!count(q, n)) return ThreadStep::resched();
       const int64_t took = (q.now() - start_).count_ns();  // a hold window is full
       if (drive_pace_) hold_pace_ns_ = per_window(took, filled_count_);
-      if (!hold_faster(took))  // 3: no longer faster by the margin
+      const Tail tail = tail_of(q);
+      if (!hold_faster(took) && !still_ties(took, tail))  // 3: no longer faster by the margin, nor tied
         return fail(q, "hold window in " + std::to_string(took / 1000) + " us" +
                            (drive_pace_ ? " for " + std::to_string(filled_count_) + " of the drive's completions"
                                         : std::string()) +
                            ", not faster than interrupts' " + std::to_string(d_irq_ns_ / 1000) + " us" +
-                           (drive_pace_ ? " for " + std::to_string(window_) : std::string()) + " by the margin");
-      const Tail tail = tail_of(q);
+                           (drive_pace_ ? " for " + std::to_string(window_) : std::string()) + " by the margin" +
+                           (tie_wakeups_ > 0 ? ", nor tied (" + std::to_string(filled_wakeups_) + " sleeps, " +
+                                                   describe(tail) + ", against " + std::to_string(irq_wakeups_) +
+                                                   " interrupts, " + describe(tail_irq_) + ")"
+                                             : std::string()));
       if (!tail_lost(tail)) {
         tail_lost_ = 0;
       } else if (++tail_lost_ >= tail_windows_ || !wins_by_the_tail(try_ns_)) {  // 3: the tail grew
@@ -412,8 +446,22 @@ class MeasuredPolicy {
     if ((drive_pace_ && state_ == State::hold ? own_count_ : window_count_) < size) return false;
     filled_count_ = window_count_;
     filled_own_ = own_count_;
+    filled_wakeups_ = wakeups(q);
     window_count_ = own_count_ = 0;
     return true;
+  }
+  // Tie: the core's wake-ups for the queue since the window opened: useful interrupts in
+  // interrupt mode, empty passes in polling mode (each ends in an fsleep whose timer wakes
+  // the thread; a pass that found CQEs goes on after cond_resched).
+  template <QueueEnv Q>
+  uint64_t wakeups(Q& q) const {
+    const auto& c = q.counters();
+    return polling() ? c.poll_empty - empty_base_ : c.irq_useful - irq_base_;
+  }
+  template <QueueEnv Q>
+  void mark_wakeups(Q& q) {
+    irq_base_ = q.counters().irq_useful;
+    empty_base_ = q.counters().poll_empty;
   }
   // 1: how far apart the window's two halves put a whole window (each half's pace times
   // `window`), times halves_1024 / 1024; 0 when a half has no completions of its own. The
@@ -450,6 +498,7 @@ class MeasuredPolicy {
     start_ = q.now();
     first_n_ = n;
     own_count_ = 0;
+    mark_wakeups(q);
     if (drive_pace_) drive_base_ = q.drive_completions() - n;  // the drain is counted already
     q.latencies().clear(q.now());  // the opening drain's CQEs were there before: not this window's
   }
@@ -470,6 +519,7 @@ class MeasuredPolicy {
     first_n_ = mid_count_ = 0;
     started_ = true;
     start_ = q.now();
+    mark_wakeups(q);
     if (drive_pace_) drive_base_ = q.drive_completions();
     q.latencies().clear(q.now());
   }
@@ -532,7 +582,8 @@ class MeasuredPolicy {
   template <QueueEnv Q>
   bool cannot_win(Q& q) const {
     if (awaiting_turnover()) return try_elapsed(q) > kTurnoverWindows * d_irq_ns_;
-    return missed_bar(try_elapsed(q)) != Bar::none;
+    const int64_t t = try_elapsed(q);
+    return missed_bar(t) != Bar::none && !(tie_wakeups_ > 0 && t <= d_irq_ns_);
   }
   // 2: how long the try has measured: since it began, or with try_after_turnover since its
   // window opened at the first completion of a command submitted in it (until then, since
@@ -564,13 +615,28 @@ class MeasuredPolicy {
       return fail(q, "poll window in " + std::to_string(t / 1000) + " us against interrupts' " +
                          std::to_string(d_irq_ns_ / 1000) + " us, but its " + describe(tail) + " against " +
                          describe(tail_irq_));
+    filled_count_ = window_count_;
+    filled_wakeups_ = wakeups(q);
+    bool tie = false;
+    if (missed_bar(t) != Bar::none) {  // no slower, not faster by the bar: a tie wins on fewer wake-ups
+      const Tail tail = tail_of(q);
+      if (!ties(t, tail, 0))
+        return fail(q, "poll window in " + std::to_string(t / 1000) + " us, " + std::to_string(filled_wakeups_) +
+                           " sleeps, " + describe(tail) + ", against interrupts' " +
+                           std::to_string(d_irq_ns_ / 1000) + " us, " + std::to_string(irq_wakeups_) +
+                           " interrupts, " + describe(tail_irq_) + ": not faster by the bar, and no tie won");
+      tie = true;
+    }
     resumed_ = false;  // 3
     try_ns_ = hold_pace_ns_ = t;
     hold_left_ = hold_windows_;
     hold_end_ = (q.drive_completions() / hold_grid() + (uint64_t{2} << held_)) * hold_grid();
     tail_lost_ = 0;
     set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
-                            std::to_string(d_irq_ns_ / 1000) + " us");
+                            std::to_string(d_irq_ns_ / 1000) + " us" +
+                            (tie ? ", a tie: " + std::to_string(filled_wakeups_) + " sleeps against " +
+                                       std::to_string(irq_wakeups_) + " interrupts"
+                                 : std::string()));
     restart(q);
     return ThreadStep::resched();
   }
@@ -679,6 +745,25 @@ class MeasuredPolicy {
   // (a host that interrupts held back, freed: p50 1048 -> 114 us, p99 1310 -> 1048 us) is
   // the gain, not a cost.
   bool tail_lost(Tail t) const { return t.spread() > tail_irq_.spread() + tail_ && t.p99 > tail_irq_.p99; }
+  // Tie (tie_wakeups): a window of `t` with filled_count_ completions and filled_wakeups_
+  // wake-ups, its tail `tail`, against D_irq's window: a pace within `slower_1024` of D_irq's
+  // (0 for a try: no slower; the margin for a hold window: not slower by it), its p99 no
+  // higher, and its wake-ups per completion at most 1 / tie_wakeups of the interrupts'.
+  // At an equal pace the mode that wakes the core less often costs it less: an interrupt
+  // (its entry, the remapping unit's work, the handler, the thread's wake-up) and an
+  // fsleep's timer are each a wake-up, a drain after cond_resched is not. Where interrupts
+  // find one or two CQEs each on a drive near its ceiling, polling finds a CQE at nearly
+  // every pass and sleeps seldom (4 PM9D3a, 8 jobs at QD64: +2.6% by polling, under the margin).
+  bool ties(int64_t t, Tail tail, int64_t slower_1024) const {
+    if (tie_wakeups_ == 0 || irq_wakeups_ == 0 || tail.p50 > tail_irq_.p50 || tail.p99 > tail_irq_.p99) return false;
+    const __int128 n = static_cast<__int128>(std::max<uint64_t>(filled_count_, 1));
+    const __int128 n_irq = static_cast<__int128>(std::max<uint64_t>(irq_count_, 1));
+    if (static_cast<__int128>(t) * n_irq * 1024 > static_cast<__int128>(d_irq_ns_) * n * (1024 + slower_1024))
+      return false;
+    return static_cast<__int128>(filled_wakeups_) * tie_wakeups_ * n_irq <= static_cast<__int128>(irq_wakeups_) * n;
+  }
+  // 3: a hold won on a tie goes on while its windows still tie (not slower by the margin).
+  bool still_ties(int64_t t, Tail tail) const { return ties(t, tail, margin_); }
   static std::string describe(Tail t) {  // bucket lower bounds, for the timeline
     std::string s = "p";
     if (t.at == kP99) {
@@ -723,6 +808,7 @@ class MeasuredPolicy {
   uint32_t tail_, tail_max_, tail_windows_;
   bool drive_pace_;
   bool after_turnover_;
+  uint64_t tie_wakeups_;
   uint64_t drive_base_ = 0;  // drive_pace: the drive's count when the window opened
 
   State state_ = State::measure;
@@ -743,6 +829,9 @@ class MeasuredPolicy {
   bool await_turnover_ = false;  // drive_pace: interrupts again; no window until a command of since completes
   uint32_t settle_left_ = 0;     // drive_pace: interrupt windows left that polling must beat to count
   int64_t hold_pace_ns_ = 0;     // drive_pace: the last polling pace, per `window` of the drive's
+  uint64_t irq_base_ = 0, empty_base_ = 0;  // the queue's counters when the window opened (wakeups)
+  uint64_t filled_wakeups_ = 0;  // the last full window's wake-ups
+  uint64_t irq_wakeups_ = 0, irq_count_ = 0;  // D_irq's window: its interrupts and its count
   int64_t try_ns_ = 0;  // the winning try's window: how far polling won (wins_by_the_tail)
   uint32_t tail_lost_ = 0;  // hold windows in a row whose tail grew
   uint64_t backoff_left_ = 0, backoff_total_ = 0;

@@ -16,10 +16,11 @@ using Kind = ThreadStep::Kind;
 // Small windows keep the scripts short: 16 completions, hold 2, back-off 2. The steps are
 // scripted on the queue's own count, every window opening at its first drain (drive_pace
 // 0, try_after_turnover 0, the per-queue rule); the tests of the two options set them.
+// Ties off (tie_wakeups 0): these scripts are of the margin's rule; the tie's tests set it.
 MeasuredParams small() {
   return {.window = 16, .enter_gap_ns = 10000, .inflight_low = 3, .interval_us = 30, .margin_1024 = 32,
           .behind_slack_us = 20, .hold_windows = 2, .backoff_windows = 2, .drive_pace = 0,
-          .try_after_turnover = 0};
+          .try_after_turnover = 0, .tie_wakeups = 0};
 }
 
 // small() with one parameter set (the tests of drive_pace and try_after_turnover).
@@ -58,6 +59,20 @@ void start_a_try(MeasuredPolicy& p, FakeQueueEnv& q, Duration gap = Duration::us
   ASSERT_EQ(p.mode(), "poll_try");
 }
 
+// A hold, won by a try of 16 in 20 us (8 a pass, 10 us apart) against D_irq 30 us.
+void start_a_hold(MeasuredPolicy& p, FakeQueueEnv& q) {
+  irq_window(p, q, 40);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
+  ASSERT_EQ(p.mode(), "poll_hold");
+}
+
+// A hold window of 16 in 2 x gap (8 a pass); the last pass's step.
+Kind paced_hold_window(MeasuredPolicy& p, FakeQueueEnv& q, Duration gap) {
+  EXPECT_EQ(pass(p, q, 8, 40, gap).kind, Kind::resched);
+  return pass(p, q, 8, 40, gap).kind;
+}
+
 // A first failed try: backing off.
 void expect_first_backoff(const MeasuredPolicy& p) {
   EXPECT_EQ(p.mode(), "backoff");
@@ -80,7 +95,7 @@ void expect_hold_failed(const MeasuredPolicy& p, const FakeQueueEnv& q, const st
 
 TEST(MeasuredPolicy, ParamsAndChecks) {
   const auto& k = kParamSpecs<MeasuredPolicy::Params>;
-  ASSERT_EQ(k.size(), 14u);
+  ASSERT_EQ(k.size(), 15u);
   EXPECT_EQ(k[0].name, "window");
   EXPECT_EQ(k[0].default_value, 1024);
   EXPECT_EQ(k[8].name, "halves_1024");
@@ -95,6 +110,8 @@ TEST(MeasuredPolicy, ParamsAndChecks) {
   EXPECT_EQ(k[12].default_value, 0);
   EXPECT_EQ(k[13].name, "try_after_turnover");
   EXPECT_EQ(k[13].default_value, 0);
+  EXPECT_EQ(k[14].name, "tie_wakeups");
+  EXPECT_EQ(k[14].default_value, 2);
   EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
   EXPECT_FALSE(MeasuredPolicy::check({}, 1024));
   const auto deep = MeasuredPolicy::check({.inflight_low = 1024}, 1024);
@@ -284,19 +301,14 @@ TEST(MeasuredPolicy, HalvesAWindowApartStartNoTry) {
 TEST(MeasuredPolicy, AHoldWindowNotFasterByTheMarginFails) {
   MeasuredPolicy p(small());
   FakeQueueEnv q;
-  irq_window(p, q, 40);
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::us(10)).kind, Kind::resched);
-  ASSERT_EQ(p.mode(), "poll_hold");
+  start_a_hold(p, q);
   // The bar the try passed, again: a window of 16 under 30 us x 31/32 = 29.06 us keeps
   // the hold ...
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14500)).kind, Kind::resched);
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14500)).kind, Kind::resched);
+  EXPECT_EQ(paced_hold_window(p, q, Duration::ns(14500)), Kind::resched);
   EXPECT_EQ(p.mode(), "poll_hold");
   // ... one of 29.2 us, faster than the interrupts but not by the margin, is a failure (a
   // try that won on a transient: a write-bound drive whose buffer had room).
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14600)).kind, Kind::resched);
-  EXPECT_EQ(pass(p, q, 8, 40, Duration::ns(14600)).kind, Kind::park);
+  EXPECT_EQ(paced_hold_window(p, q, Duration::ns(14600)), Kind::park);
   expect_hold_failed(p, q, "hold window in 29 us, not faster than interrupts' 30 us by the margin");
 }
 
@@ -838,6 +850,97 @@ TEST(MeasuredPolicy, DrivePaceHoldWindowsCountTheQueuesOwnCompletions) {
   pass(p, q, 8, 40, Duration::us(20));
   expect_hold_failed(p, q, "hold window in 40 us for 16 of the drive's completions, not faster than interrupts' 30 us "
                            "for 16 by the margin");
+}
+
+}  // namespace
+}  // namespace nvmesim::policy
+
+namespace nvmesim::policy {
+namespace {
+
+// A try's window after start_a_try (D_irq 30 us for 16, its 3 interrupts after the one
+// that opened it): it opens 0.2 us in with 4 CQEs, then `rest` passes (CQEs found, gap
+// before it; 0 CQEs: an empty pass, the thread sleeps) fill it.
+void tied_try(MeasuredPolicy& p, FakeQueueEnv& q, std::initializer_list<std::pair<uint32_t, Duration>> rest) {
+  pass(p, q, 4, 40, Duration::ns(200));
+  for (const auto& [found, gap] : rest) pass(p, q, found, 40, gap);
+}
+
+// 2 -> 3 (tie_wakeups): a try no slower than the interrupt window (16 in 29.7 us against
+// 30 us: not faster by the margin's 29.06 us), its latencies no higher, whose thread never
+// slept (0 sleeps against 3 interrupts) wins: at an equal pace, fewer wake-ups of the core.
+TEST(MeasuredPolicy, ATieWinsOnFewerWakeups) {
+  MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
+  FakeQueueEnv q;
+  start_a_try(p, q);
+  tied_try(p, q, {{4, Duration::ns(9900)}, {4, Duration::ns(9900)}, {4, Duration::ns(9900)}});
+  ASSERT_EQ(p.mode(), "poll_hold");
+  expect_reason(q, "poll window in 29 us, interrupts 30 us, a tie: 0 sleeps against 3 interrupts");
+  // tie_wakeups 0: the same window is a failure, by the margin.
+  MeasuredPolicy r(small());
+  FakeQueueEnv q2;
+  start_a_try(r, q2);
+  tied_try(r, q2, {{4, Duration::ns(9900)}, {4, Duration::ns(9900)}, {4, Duration::ns(9900)}});
+  expect_first_backoff(r);
+}
+
+// 2 -> 4 (tie_wakeups): no tie where the thread slept as often per completion as a half of
+// the interrupts (2 sleeps x 2 > 3 interrupts), where the window was slower (30.2 us), or
+// where its latencies rose (p50 and p99 a bucket above the interrupt window's: a host that
+// outruns a write-bound drive queues its commands in the drive at an equal pace).
+TEST(MeasuredPolicy, NoTieWithMoreSleepsASlowerPaceOrHigherLatencies) {
+  const Duration gap = Duration::ns(9900);
+  {
+    MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
+    FakeQueueEnv q;
+    start_a_try(p, q);
+    tied_try(p, q, {{0, Duration::us(5)}, {4, Duration::ns(4900)}, {0, Duration::us(5)},
+                    {4, Duration::ns(4900)}, {4, gap}});
+    expect_first_backoff(p);
+    expect_reason(q, "poll window in 29 us, 2 sleeps, p99 0 us over p50 0 us, against interrupts' 30 us, 3 "
+                     "interrupts, p99 0 us over p50 0 us: not faster by the bar, and no tie won");
+  }
+  {  // one sleep is few enough (1 x 2 <= 3)
+    MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
+    FakeQueueEnv q;
+    start_a_try(p, q);
+    tied_try(p, q, {{0, Duration::us(5)}, {4, Duration::ns(4900)}, {4, gap}, {4, gap}});
+    EXPECT_EQ(p.mode(), "poll_hold");
+  }
+  {  // 16 in 30.2 us: 0.2 us slower
+    MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
+    FakeQueueEnv q;
+    irq_window(p, q, 40, Duration::us(10));
+    pass(p, q, 4, 40, Duration::ns(1));
+    for (int i = 0; i < 3; ++i) pass(p, q, 4, 40, Duration::ns(10066));
+    expect_first_backoff(p);
+  }
+  {  // latencies a bucket higher
+    MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
+    FakeQueueEnv q;
+    q.latency_ns = 60000;
+    start_a_try(p, q);
+    q.latency_ns = 75000;
+    tied_try(p, q, {{4, gap}, {4, gap}, {4, gap}});
+    expect_first_backoff(p);
+    expect_reason(q, "no tie won");
+  }
+}
+
+// 3 (tie_wakeups): a hold window not faster by the margin goes on while it ties (not
+// slower by the margin: under 30 x 1056 / 1024 = 30.94 us, latencies no higher, fewer
+// sleeps), and fails once it is slower by the margin.
+TEST(MeasuredPolicy, AHoldGoesOnWhileItTies) {
+  MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
+  FakeQueueEnv q;
+  start_a_hold(p, q);
+  // 16 in 30.8 us: no faster than the interrupts, and not slower by the margin.
+  EXPECT_EQ(paced_hold_window(p, q, Duration::ns(15400)), Kind::resched);
+  EXPECT_EQ(p.mode(), "poll_hold");
+  // 16 in 31 us: slower by the margin.
+  EXPECT_EQ(paced_hold_window(p, q, Duration::ns(15500)), Kind::park);
+  expect_hold_failed(p, q, "hold window in 31 us, not faster than interrupts' 30 us by the margin, nor tied (0 "
+                           "sleeps, p99 0 us over p50 0 us, against 3 interrupts, p99 0 us over p50 0 us)");
 }
 
 }  // namespace
