@@ -41,8 +41,8 @@
 //      - before that, on an empty pass, behind: t * window > n * D_irq + behind_slack_us
 //        * window (slower than the interrupt pace by more than the slack) -> 4 at once;
 //      - and once the time since the try began reaches D_irq * (1024 - margin_1024) /
-//        1024, or D_irq - S, it can no longer win -> 4 (with tie_wakeups: once it passes
-//        D_irq, as it can no longer tie either).
+//        1024, or D_irq - S, it can no longer win -> 4 (with tie_wakeups: not while the
+//        time since its window opened, at its first drain, is within D_irq: it may tie).
 //      Tie (tie_wakeups > 0): a window no slower than D_irq (t <= D_irq; the halves'
 //      spread S is no bar here: it guards a win's claim to be faster, where a tie claims
 //      no more than equal, and every hold window checks that claim again), whose p50 and
@@ -583,7 +583,7 @@ class MeasuredPolicy {
   bool cannot_win(Q& q) const {
     if (awaiting_turnover()) return try_elapsed(q) > kTurnoverWindows * d_irq_ns_;
     const int64_t t = try_elapsed(q);
-    return missed_bar(t) != Bar::none && !(tie_wakeups_ > 0 && t <= d_irq_ns_);
+    return missed_bar(t) != Bar::none && !(tie_wakeups_ > 0 && pace_time(q) <= d_irq_ns_);
   }
   // 2: how long the try has measured: since it began, or with try_after_turnover since its
   // window opened at the first completion of a command submitted in it (until then, since
@@ -591,6 +591,12 @@ class MeasuredPolicy {
   template <QueueEnv Q>
   int64_t try_elapsed(Q& q) const {
     return (q.now() - (after_turnover_ && started_ ? start_ : try_start_)).count_ns();
+  }
+  // 2, tie: the time the try's window has measured its pace over: since it opened at its
+  // first drain (before that, since the try began: no pace yet).
+  template <QueueEnv Q>
+  int64_t pace_time(Q& q) const {
+    return (q.now() - (started_ ? start_ : try_start_)).count_ns();
   }
   // 2: a try with try_after_turnover whose window has not opened yet: the CQEs it finds are
   // of commands submitted before it, under interrupts.
@@ -617,14 +623,16 @@ class MeasuredPolicy {
                          describe(tail_irq_));
     filled_count_ = window_count_;
     filled_wakeups_ = wakeups(q);
+    // A win is judged on the time cannot_win judges (since the try began, or with
+    // try_after_turnover since its window opened), as without ties; a tie on the window's
+    // pace, t since it opened at its first drain (cannot_win lets such a try go on).
     bool tie = false;
-    if (missed_bar(t) != Bar::none) {  // no slower, not faster by the bar: a tie wins on fewer wake-ups
+    if (missed_bar(try_elapsed(q)) != Bar::none) {  // not faster by the bar: a tie wins on fewer wake-ups
       const Tail tail = tail_of(q);
-      if (!ties(t, tail, 0))
-        return fail(q, "poll window in " + std::to_string(t / 1000) + " us, " + std::to_string(filled_wakeups_) +
-                           " sleeps, " + describe(tail) + ", against interrupts' " +
-                           std::to_string(d_irq_ns_ / 1000) + " us, " + std::to_string(irq_wakeups_) +
-                           " interrupts, " + describe(tail_irq_) + ": not faster by the bar, and no tie won");
+      if (!ties(t, tail, 0))  // as a try that missed its bar (with drive_pace, the halves' may grow the window)
+        return fail_try(q, ", nor tied (" + std::to_string(filled_wakeups_) + " sleeps, " + describe(tail) +
+                               ", against " + std::to_string(irq_wakeups_) + " interrupts, " +
+                               describe(tail_irq_) + ")");
       tie = true;
     }
     resumed_ = false;  // 3
@@ -662,7 +670,10 @@ class MeasuredPolicy {
   // 4: the try can no longer win (cannot_win) or fell behind (behind); the reason names
   // the bar it missed.
   template <QueueEnv Q>
-  ThreadStep fail(Q& q) {
+  ThreadStep fail(Q& q) { return fail_try(q, std::string()); }
+  // The same, with `no_tie` (why the try did not tie either) after the bar it missed.
+  template <QueueEnv Q>
+  ThreadStep fail_try(Q& q, const std::string& no_tie) {
     const int64_t t = try_elapsed(q);
     if (awaiting_turnover())
       return fail(q, "poll try: no command submitted since it began completed within " +
@@ -680,6 +691,7 @@ class MeasuredPolicy {
         why += "behind their pace since its first drain by more than " + std::to_string(slack_ns_ / 1000) + " us";
         break;
     }
+    why += no_tie;
     if (bar == Bar::halves && grow_window()) {  // drive_pace: more evidence at once, no back-off
       hold_pace_ns_ = per_window(t, window_count_);
       resume_ = resumed_ = false;
@@ -747,8 +759,8 @@ class MeasuredPolicy {
   bool tail_lost(Tail t) const { return t.spread() > tail_irq_.spread() + tail_ && t.p99 > tail_irq_.p99; }
   // Tie (tie_wakeups): a window of `t` with filled_count_ completions and filled_wakeups_
   // wake-ups, its tail `tail`, against D_irq's window: a pace within `slower_1024` of D_irq's
-  // (0 for a try: no slower; the margin for a hold window: not slower by it), its p99 no
-  // higher, and its wake-ups per completion at most 1 / tie_wakeups of the interrupts'.
+  // (0 for a try: no slower; the margin for a hold window: not slower by it), its p50 and
+  // p99 no higher, and its wake-ups per completion at most 1 / tie_wakeups of the interrupts'.
   // At an equal pace the mode that wakes the core less often costs it less: an interrupt
   // (its entry, the remapping unit's work, the handler, the thread's wake-up) and an
   // fsleep's timer are each a wake-up, a drain after cond_resched is not. Where interrupts
@@ -762,7 +774,7 @@ class MeasuredPolicy {
       return false;
     return static_cast<__int128>(filled_wakeups_) * tie_wakeups_ * n_irq <= static_cast<__int128>(irq_wakeups_) * n;
   }
-  // 3: a hold won on a tie goes on while its windows still tie (not slower by the margin).
+  // 3: a hold window not faster by the margin goes on while it ties (not slower by the margin).
   bool still_ties(int64_t t, Tail tail) const { return ties(t, tail, margin_); }
   static std::string describe(Tail t) {  // bucket lower bounds, for the timeline
     std::string s = "p";

@@ -695,8 +695,13 @@ TEST(MeasuredPolicy, DrivePaceWindowsDoubleAfterATryLostOnTheHalves) {
     irq(p, q, 4 * scale, 40, Duration::us(10 * scale));
     irq(p, q, 4 * scale, 40, Duration::us(10 * scale));
   };
+  // With tie_wakeups the try's latencies are higher than the interrupts' (no tie): a try
+  // that reaches its window's end without a tie fails as one that missed its bar.
+  for (const int64_t tie : {0, 2}) {
+  SCOPED_TRACE(tie);
   MeasuredParams params = small();
   params.drive_pace = 1;
+  params.tie_wakeups = tie;
   MeasuredPolicy p(params);
   FakeQueueEnv q;
   // After a try, the next window opens at the turnover (the first interrupt that finds a
@@ -718,9 +723,12 @@ TEST(MeasuredPolicy, DrivePaceWindowsDoubleAfterATryLostOnTheHalves) {
     }
     ASSERT_EQ(p.mode(), "poll_try");
     const int64_t try_us = scale == 1 ? 3 : 12 * scale;
+    q.latency_ns = tie > 0 ? 100000 : 0;
     pass(p, q, 8 * scale, 40, Duration::us(try_us));
     pass(p, q, 8 * scale, 40, Duration::us(try_us));
+    q.latency_ns = 0;
     expect_reason(q, "halves' spread");
+    if (tie > 0) expect_reason(q, ", nor tied (");
     if (scale == 8) break;
     // More evidence at once: measuring again with no back-off and no failure counted.
     EXPECT_EQ(p.mode(), "irq_measure");
@@ -730,6 +738,7 @@ TEST(MeasuredPolicy, DrivePaceWindowsDoubleAfterATryLostOnTheHalves) {
   // At 8 x `window` the windows grow no more, and the try lost on the halves backs off.
   expect_first_backoff(p);
   EXPECT_EQ(q.modes.back().reason.find("from now on"), std::string::npos) << q.modes.back().reason;
+  }
 }
 
 // drive_pace: a try that wins at the drive's count c holds until the drive's count
@@ -897,8 +906,8 @@ TEST(MeasuredPolicy, NoTieWithMoreSleepsASlowerPaceOrHigherLatencies) {
     tied_try(p, q, {{0, Duration::us(5)}, {4, Duration::ns(4900)}, {0, Duration::us(5)},
                     {4, Duration::ns(4900)}, {4, gap}});
     expect_first_backoff(p);
-    expect_reason(q, "poll window in 29 us, 2 sleeps, p99 0 us over p50 0 us, against interrupts' 30 us, 3 "
-                     "interrupts, p99 0 us over p50 0 us: not faster by the bar, and no tie won");
+    expect_reason(q, "poll try: 16 in 29 us against 16 in 30 us by interrupts, not faster by the margin, nor tied "
+                     "(2 sleeps, p99 0 us over p50 0 us, against 3 interrupts, p99 0 us over p50 0 us)");
   }
   {  // one sleep is few enough (1 x 2 <= 3)
     MeasuredPolicy p(small_with(&MeasuredParams::tie_wakeups, 2));
@@ -923,7 +932,7 @@ TEST(MeasuredPolicy, NoTieWithMoreSleepsASlowerPaceOrHigherLatencies) {
     q.latency_ns = 75000;
     tied_try(p, q, {{4, gap}, {4, gap}, {4, gap}});
     expect_first_backoff(p);
-    expect_reason(q, "no tie won");
+    expect_reason(q, "nor tied");
   }
 }
 
