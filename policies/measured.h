@@ -62,8 +62,8 @@
 //      that took D_irq * (1024 - margin_1024) / 1024 or more, and does not tie (as in 2,
 //      but not slower than D_irq by the margin: t < D_irq * (1024 + margin_1024) / 1024,
 //      the mirror of the win's bar, as a steady pace's windows scatter both ways), is a
-//      failure -> 4 (polling is
-//      no longer faster by the margin: the drive or the load changed, or the try won on a
+//      failure -> 4 (polling is no longer faster by the margin, nor as fast and
+//      cheaper: the drive or the load changed, or the try won on a
 //      transient, e.g. on a write-bound drive while the write buffer still had the room
 //      the interrupt window drained, after which the flash sets the pace and the host's
 //      writes wait for space in the drive); one whose tail is beyond T_irq +
@@ -143,9 +143,9 @@
 // could keep: the state, a dozen counters (the window's counts, the queue's own CQEs in
 // it, the drive's count at its opening, hold and back-off left or the drive's count they
 // end at, settling windows left, the queue's interrupt and empty-pass counts at the
-// window's opening, D_irq's window's interrupts), three times, D_irq, S, the winning try's window and the
-// last polling pace, T_irq, the window's size, the failure and full-hold counts, and the
-// window's latency buckets (as blk-stat's per-window buckets).
+// window's opening, D_irq's window's interrupts), three times, D_irq, S, the winning
+// try's window and the last polling pace, T_irq, the window's size, the failure and
+// full-hold counts, and the window's latency buckets (as blk-stat's per-window buckets).
 //
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
@@ -757,15 +757,11 @@ class MeasuredPolicy {
   // (a host that interrupts held back, freed: p50 1048 -> 114 us, p99 1310 -> 1048 us) is
   // the gain, not a cost.
   bool tail_lost(Tail t) const { return t.spread() > tail_irq_.spread() + tail_ && t.p99 > tail_irq_.p99; }
-  // Tie (tie_wakeups): a window of `t` with filled_count_ completions and filled_wakeups_
-  // wake-ups, its tail `tail`, against D_irq's window: a pace within `slower_1024` of D_irq's
-  // (0 for a try: no slower; the margin for a hold window: not slower by it), its p50 and
-  // p99 no higher, and its wake-ups per completion at most 1 / tie_wakeups of the interrupts'.
-  // At an equal pace the mode that wakes the core less often costs it less: an interrupt
-  // (its entry, the remapping unit's work, the handler, the thread's wake-up) and an
-  // fsleep's timer are each a wake-up, a drain after cond_resched is not. Where interrupts
-  // find one or two CQEs each on a drive near its ceiling, polling finds a CQE at nearly
-  // every pass and sleeps seldom (4 PM9D3a, 8 jobs at QD64: +2.6% by polling, under the margin).
+  // 2, 3, tie (tie_wakeups; why: the header's step 2): a window of `t` with filled_count_
+  // completions and filled_wakeups_ wake-ups, its tail `tail`, against D_irq's window: a
+  // pace within `slower_1024` of D_irq's (0 for a try: no slower; the margin for a hold
+  // window: not slower by it), its p50 and p99 no higher, and its wake-ups per completion
+  // at most 1 / tie_wakeups of the interrupts'.
   bool ties(int64_t t, Tail tail, int64_t slower_1024) const {
     if (tie_wakeups_ == 0 || irq_wakeups_ == 0 || tail.p50 > tail_irq_.p50 || tail.p99 > tail_irq_.p99) return false;
     const __int128 n = static_cast<__int128>(std::max<uint64_t>(filled_count_, 1));
