@@ -698,46 +698,46 @@ TEST(MeasuredPolicy, DrivePaceWindowsDoubleAfterATryLostOnTheHalves) {
   // With tie_wakeups the try's latencies are higher than the interrupts' (no tie): a try
   // that reaches its window's end without a tie fails as one that missed its bar.
   for (const int64_t tie : {0, 2}) {
-  SCOPED_TRACE(tie);
-  MeasuredParams params = small();
-  params.drive_pace = 1;
-  params.tie_wakeups = tie;
-  MeasuredPolicy p(params);
-  FakeQueueEnv q;
-  // After a try, the next window opens at the turnover (the first interrupt that finds a
-  // command of since), not at a drain: 16 x scale in 30 x scale us from there, the halves
-  // at 20 and 40 x scale us (S = 20 x scale), and a try in 12 x scale us misses by S.
-  auto drifting_window = [](MeasuredPolicy& p, FakeQueueEnv& q, int64_t scale) {
-    for (const int64_t gap : {5, 5, 10, 10}) irq(p, q, 4 * scale, 40, Duration::us(gap * scale));
-  };
-  for (const int64_t scale : {1, 2, 4, 8}) {
-    SCOPED_TRACE(scale);
-    if (scale == 1) {
-      drifting(p, q, scale);
-    } else {
-      irq(p, q, 4, 40, Duration::us(1));  // the turnover
-      drifting_window(p, q, scale);
-      // A window the last try's pace would not beat by its bar is that try's afterglow
-      // (DrivePaceSkipsTheAfterglowOfAHold): the next one is measured.
-      if (p.mode() == "irq_measure") drifting_window(p, q, scale);
+    SCOPED_TRACE(tie);
+    MeasuredParams params = small();
+    params.drive_pace = 1;
+    params.tie_wakeups = tie;
+    MeasuredPolicy p(params);
+    FakeQueueEnv q;
+    // After a try, the next window opens at the turnover (the first interrupt that finds a
+    // command of since), not at a drain: 16 x scale in 30 x scale us from there, the halves
+    // at 20 and 40 x scale us (S = 20 x scale), and a try in 12 x scale us misses by S.
+    auto drifting_window = [](MeasuredPolicy& p, FakeQueueEnv& q, int64_t scale) {
+      for (const int64_t gap : {5, 5, 10, 10}) irq(p, q, 4 * scale, 40, Duration::us(gap * scale));
+    };
+    for (const int64_t scale : {1, 2, 4, 8}) {
+      SCOPED_TRACE(scale);
+      if (scale == 1) {
+        drifting(p, q, scale);
+      } else {
+        irq(p, q, 4, 40, Duration::us(1));  // the turnover
+        drifting_window(p, q, scale);
+        // A window the last try's pace would not beat by its bar is that try's afterglow
+        // (DrivePaceSkipsTheAfterglowOfAHold): the next one is measured.
+        if (p.mode() == "irq_measure") drifting_window(p, q, scale);
+      }
+      ASSERT_EQ(p.mode(), "poll_try");
+      const int64_t try_us = scale == 1 ? 3 : 12 * scale;
+      q.latency_ns = tie > 0 ? 100000 : 0;
+      pass(p, q, 8 * scale, 40, Duration::us(try_us));
+      pass(p, q, 8 * scale, 40, Duration::us(try_us));
+      q.latency_ns = 0;
+      expect_reason(q, "halves' spread");
+      if (tie > 0) expect_reason(q, ", nor tied (");
+      if (scale == 8) break;
+      // More evidence at once: measuring again with no back-off and no failure counted.
+      EXPECT_EQ(p.mode(), "irq_measure");
+      EXPECT_EQ(q.counters_.backoffs, 0u);
+      expect_reason(q, ", windows of " + std::to_string(32 * scale) + " from now on");
     }
-    ASSERT_EQ(p.mode(), "poll_try");
-    const int64_t try_us = scale == 1 ? 3 : 12 * scale;
-    q.latency_ns = tie > 0 ? 100000 : 0;
-    pass(p, q, 8 * scale, 40, Duration::us(try_us));
-    pass(p, q, 8 * scale, 40, Duration::us(try_us));
-    q.latency_ns = 0;
-    expect_reason(q, "halves' spread");
-    if (tie > 0) expect_reason(q, ", nor tied (");
-    if (scale == 8) break;
-    // More evidence at once: measuring again with no back-off and no failure counted.
-    EXPECT_EQ(p.mode(), "irq_measure");
-    EXPECT_EQ(q.counters_.backoffs, 0u);
-    expect_reason(q, ", windows of " + std::to_string(32 * scale) + " from now on");
-  }
-  // At 8 x `window` the windows grow no more, and the try lost on the halves backs off.
-  expect_first_backoff(p);
-  EXPECT_EQ(q.modes.back().reason.find("from now on"), std::string::npos) << q.modes.back().reason;
+    // At 8 x `window` the windows grow no more, and the try lost on the halves backs off.
+    expect_first_backoff(p);
+    EXPECT_EQ(q.modes.back().reason.find("from now on"), std::string::npos) << q.modes.back().reason;
   }
 }
 
@@ -860,12 +860,6 @@ TEST(MeasuredPolicy, DrivePaceHoldWindowsCountTheQueuesOwnCompletions) {
   expect_hold_failed(p, q, "hold window in 40 us for 16 of the drive's completions, not faster than interrupts' 30 us "
                            "for 16 by the margin");
 }
-
-}  // namespace
-}  // namespace nvmesim::policy
-
-namespace nvmesim::policy {
-namespace {
 
 // A try's window after start_a_try (D_irq 30 us for 16, its 3 interrupts after the one
 // that opened it): it opens 0.2 us in with 4 CQEs, then `rest` passes (CQEs found, gap
