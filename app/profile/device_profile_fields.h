@@ -57,6 +57,14 @@ inline constexpr DeviceField kDeviceFields[] = {
      .write = WriteBack::unless_default,
      .doc = "each program takes program_ns x (1 + program_spread x (2u - 1)), u uniform in [0, 1): how much one "
             "program's time varies around program_ns (0: none)"},
+    {.key = "gc_pace_spread", .member = &DeviceProfile::gc_pace_spread, .min = 0, .max = 0.5,
+     .write = WriteBack::unless_default,
+     .doc = "steady state: in each phase of garbage collection the relocations owed per random byte are (WA - 1) x f, "
+            "f uniform in [1 - gc_pace_spread, 1 + gc_pace_spread] (0: one pace)"},
+    {.key = "gc_pace_phase_mib", .member = &DeviceProfile::gc_pace_phase_mib, .unit = "MiB", .min = 0,
+     .max = 1 << 24, .write = WriteBack::unless_default,
+     .doc = "mean length of a garbage-collection phase, in MiB of host data programmed (exponential); >= 1 with "
+            "gc_pace_spread > 0"},
     {.key = "write_buffer_kib", .member = &DeviceProfile::write_buffer_kib, .unit = "KiB", .min = 0, .max = 1 << 24,
      .write = WriteBack::unless_default,
      .doc = "DRAM/SLC write buffer that acknowledges writes; a write that finds it full waits for space"},

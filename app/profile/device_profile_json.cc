@@ -195,6 +195,10 @@ void read_device_services(JsonReader& r, DeviceProfile& d, const std::string& ba
 }
 
 void check_write_path(JsonReader& r, const DeviceProfile& d) {
+  if (d.gc_pace_spread > 0 && d.gc_pace_phase_mib == 0)
+    r.fail("gc_pace_phase_mib", "must be >= 1 with gc_pace_spread > 0 (" +
+                                    (std::ostringstream() << d.gc_pace_spread).str() +
+                                    "): a phase of collection at one pace lasts that much host data, got 0");
   if (d.initial_buffer_fill_min > d.initial_buffer_fill_max)
     r.fail("initial_buffer_fill_min", "must be <= initial_buffer_fill_max (" +
                                           (std::ostringstream() << d.initial_buffer_fill_max).str() + "), got " +

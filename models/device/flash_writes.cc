@@ -27,13 +27,14 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
       program_bytes_(uint64_t{p.program_kib} * 1024),
       block_bytes_(uint64_t{p.block_kib} * 1024),
       program_rng_(seed, sim::stream_key("flash_programs", index)),
+      gc_pace_rng_(seed, sim::stream_key("gc_pace", index)),
       program_spread_ns_(p.program_spread * static_cast<double>(p.program.count_ns())) {
   assert(p.write_path() && !targets.empty() && program_bytes_ > 0 && block_bytes_ >= program_bytes_);
   for (uint32_t t = 0; t < targets.size(); ++t) free_.push_back(t);
   collects_ = p.state == DriveState::steady;
   if (collects_) {
     wa_ = greedy_write_amplification(p.over_provisioning, p.utilization);
-    wa_extra_ppm_ = static_cast<uint64_t>(std::llround((wa_ - 1) * static_cast<double>(kPpm)));
+    phase_extra_ppm_ = static_cast<uint64_t>(std::llround((wa_ - 1) * static_cast<double>(kPpm)));
   }
   // The initial state: its own stream, drawn whether or not it is used, so that nothing
   // else's draws depend on it.
@@ -66,7 +67,8 @@ Duration FlashWrites::drawn_state_settling(const DeviceProfile& p) {
   const double program_max_ns = std::ceil(static_cast<double>(p.program.count_ns()) * (1 + p.program_spread));
   const double relocation_ns = static_cast<double>(p.media_read.count_ns()) + program_max_ns;
   const double backlog = collects ? std::floor(gc_backlog_relocations(p, 1.0, p.units)) : 0;
-  const double relocations = collects ? std::ceil(fill_programs * (wa - 1)) + backlog : 0;
+  // The fill's relocations at the fastest pace a phase of collection draws (gc_pace_spread).
+  const double relocations = collects ? std::ceil(fill_programs * (wa - 1) * (1 + p.gc_pace_spread)) + backlog : 0;
   if (fill_programs == 0 && relocations == 0) return Duration::zero();
   const double erases =
       collects ? std::ceil((fill_programs + relocations) * static_cast<double>(p.program_kib) / static_cast<double>(p.block_kib)) : 0;
@@ -96,6 +98,16 @@ void FlashWrites::begin() {
   }
   buffer_.preload(initial_fill_, false);
   gc_owed_ += initial_gc_ * program_bytes_ * kPpm;
+  // The phase the run starts in: its pace drawn, and what is left of it exponential as a
+  // whole phase is (the run starts at no particular point of the drive's long run).
+  if (collects_ && p_->gc_pace_spread > 0) next_gc_phase();
+}
+
+void FlashWrites::next_gc_phase() {
+  const double f = 1 + p_->gc_pace_spread * (2 * gc_pace_rng_.uniform() - 1);
+  phase_extra_ppm_ = static_cast<uint64_t>(std::llround((wa_ - 1) * f * static_cast<double>(kPpm)));
+  const double mean = static_cast<double>(p_->gc_pace_phase_mib) * 1048576.0;
+  phase_left_ = static_cast<uint64_t>(std::min(std::ceil(gc_pace_rng_.exponential(mean)), 1e18));
 }
 
 bool FlashWrites::admit(uint64_t command, Time ready, uint32_t bytes) {
@@ -147,8 +159,15 @@ void FlashWrites::dispatch() {
       uint64_t random = 0;
       const uint64_t n = buffer_.take_dirty(program_bytes_, &random);
       if (collects_) {
-        gc_owed_ += wa_extra_ppm_ * random;
+        gc_owed_ += phase_extra_ppm_ * random;
         erase_credit_ += n;
+        if (phase_left_ > 0) {  // gc_pace_spread: the phase ends with the host data it lasts
+          if (random < phase_left_) {
+            phase_left_ -= random;
+          } else {
+            next_gc_phase();
+          }
+        }
       }
       ++host_in_flight_;
       ++stats_.host_programs;

@@ -24,6 +24,17 @@
 // lockstep and free its space in bursts of the whole drive, a rhythm no real drive keeps
 // (docs/journal/2026-12-06-program-time-spread.md). 0: the model as it was.
 //
+// With gc_pace_spread > 0 (steady state), collection goes in phases: in each, the
+// relocations owed per random byte programmed are (WA - 1) x f, f drawn uniformly within
+// gc_pace_spread of 1, and a phase lasts an exponential amount of host data programmed
+// (mean gc_pace_phase_mib), so that over many phases every host byte owes WA - 1 on
+// average, as valid data requires. Firmware paces collection by its pool of free blocks,
+// which it lets run down and rebuilds, and the host's steady-state rate swings with it
+// over seconds; the run starts in a phase drawn as the seed's (a phase's remaining length
+// is exponential too), which a window of milliseconds mostly stays in: the run-to-run
+// spread of a steady-state write (docs/drive-model.md). Its own stream ("gc_pace", the
+// drive's index), drawn at the first write: runs that do not write are as before.
+//
 // The run starts with a state drawn from the profile by the drive's own stream
 // ("drive_state", its index): buffer fill and GC backlog, applied at its first write, so
 // that a run without writes is the run it was without a write path. The largest state a
@@ -104,7 +115,8 @@ class FlashWrites {
 
   // The longest the drawn initial state can keep the targets busy before they take host
   // data: the target time of the largest state the profile draws (initial_buffer_fill_max
-  // of the buffer programmed, its relocations and erases; initial_gc_backlog_max on every
+  // of the buffer programmed, its relocations (at the fastest pace of collection a phase
+  // draws, gc_pace_spread) and erases; initial_gc_backlog_max on every
   // target) spread over the targets, plus the longest single operation (the bound of a
   // greedy list schedule: no target idles while that work is left). Zero without a write
   // path or without a drawn state.
@@ -124,6 +136,7 @@ class FlashWrites {
   void start(uint32_t target, Kind kind, Duration d, uint64_t bytes);
   Duration program_time();  // one program's, drawn around p.program (program_spread)
   void begin();  // the drawn initial state, at the first write
+  void next_gc_phase();  // draws the pace and length of the next phase of collection
 
   const DeviceProfile* p_;
   std::vector<Time>* targets_;
@@ -138,7 +151,8 @@ class FlashWrites {
   double wa_ = 1;
   bool collects_ = false;           // steady state: relocations and erases
   // Relocations owed, in millionths of a program (integer: no drift); erase credit in bytes.
-  uint64_t wa_extra_ppm_ = 0;       // (WA - 1) x 1e6
+  uint64_t phase_extra_ppm_ = 0;    // (WA - 1) x f x 1e6: f 1, or the current phase's (gc_pace_spread)
+  uint64_t phase_left_ = 0;         // host bytes the current phase has left
   uint64_t gc_owed_ = 0;
   uint64_t erase_credit_ = 0;
   uint32_t host_in_flight_ = 0;
@@ -146,6 +160,7 @@ class FlashWrites {
   uint64_t initial_fill_ = 0;       // drawn
   uint64_t initial_gc_ = 0;         // drawn, relocations
   sim::Rng program_rng_;            // each program's time ("flash_programs", the drive's index)
+  sim::Rng gc_pace_rng_;            // the phases of collection ("gc_pace", the drive's index)
   double program_spread_ns_ = 0;    // program_spread x program, in ns
   FlashWriteStats stats_;
 };
