@@ -21,12 +21,17 @@ LoadResult CalibrationSimulator::load(const CalibrationRun& run, const Eigen::Ve
     for (const std::string& ptr : parameter_pointers(doc, p.path))
       doc[json::json_pointer(ptr)] = p.integer ? json(static_cast<int64_t>(std::llround(v))) : json(v);
   }
+  return load_scenario_json(std::move(doc), options(run, extra_set));
+}
+
+LoadOptions CalibrationSimulator::options(const CalibrationRun& run, const std::string& extra_set,
+                                          bool with_sets) const {
   LoadOptions o;
   o.base_dir = run.base_dir;
-  o.overrides = run.sets;
+  if (with_sets) o.overrides = run.sets;
   if (!extra_set.empty()) o.overrides.push_back(extra_set);
   o.seed = spec_.seed;
-  return load_scenario_json(std::move(doc), o);
+  return o;
 }
 
 MetricValues CalibrationSimulator::metrics(const CalibrationRun& run, const Eigen::VectorXd& x) const {
@@ -60,6 +65,19 @@ std::optional<InputError> CalibrationSimulator::check_corners(const std::vector<
   const auto named = [&](std::size_t i) {
     return spec_.parameters[i].path + " (/parameters/" + std::to_string(i) + ")";
   };
+  // As given: a run whose own scenario or `set` does not load says so at its path, rather
+  // than as a corner of the box.
+  for (std::size_t k = 0; k < spec_.runs.size(); ++k) {
+    const CalibrationRun& run = spec_.runs[k];
+    const std::string extra = run.ratio_policy.empty() ? "" : policy_override(run.ratio_policy);
+    const auto given = load_scenario_json(run.scenario, options(run, extra));
+    const auto* e = std::get_if<InputError>(&given);
+    if (!e) continue;
+    const bool its_sets =
+        !run.sets.empty() && std::holds_alternative<LoadedScenario>(load_scenario_json(run.scenario, options(run, extra, false)));
+    return InputError{"/runs/" + std::to_string(k) + (its_sets ? "/set" : ""),
+                      "run \"" + run.name + "\" does not load as given: " + e->str()};
+  }
   for (const auto& run : spec_.runs)
     for (bool hi : {false, true}) {
       Eigen::VectorXd x(static_cast<Eigen::Index>(n));

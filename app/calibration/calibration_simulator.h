@@ -28,12 +28,14 @@ class CalibrationSimulator {
   // Pre: check_corners() found every run loadable.
   MetricValues metrics(const CalibrationRun& run, const Eigen::VectorXd& x) const;
 
-  // Every run must load at both corners of the box, and with each parameter at its max and
-  // the others at their min (a rule between two values, min <= max, at its limit): a box
-  // with points the loader refuses is bad input, found before any fit.
+  // Every run must load as given (no parameter set: one that does not is its own fault,
+  // /runs/N or its `set`), then at both corners of the box, and with each parameter at its
+  // max and the others at their min (a rule between two values, min <= max, at its limit):
+  // a box with points the loader refuses is bad input, found before any fit.
   std::optional<InputError> check_corners(const std::vector<ParamBound>& bounds) const;
 
  private:
+  LoadOptions options(const CalibrationRun& run, const std::string& extra_set, bool with_sets = true) const;
   MetricValues run_metrics(const CalibrationRun& run, const Eigen::VectorXd& x, const std::string& extra) const;
   const CalibrationSpec& spec_;
 };

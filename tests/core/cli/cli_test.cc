@@ -524,6 +524,19 @@ TEST(CliCalibrate, BadSpecsExitTwoNamingThePath) {
       {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run +
            R"(], "parameters": [{"path": "/host/irq_entry_ns", "min": 0, "max": 200000000}]})",
        "/parameters: at every max, run \"r\" does not load: /host/irq_entry_ns: must be <="},
+      // A run that does not load whatever the parameters: its own `set`, or its scenario, is
+      // named, not the box (it was "/parameters: at every min, ...").
+      {R"({"format": "nvmesim-calibrate/1", "runs": [{"name": "r", "scenario": ")" + small_scenario(4) +
+           R"(", "set": ["/duration_us=-5"], "measured": {"iops": 5e4}}],
+           "parameters": [{"path": "/host/irq_entry_ns", "min": 1, "max": 2}]})",
+       "/runs/0/set: run \"r\" does not load as given: /duration_us: must be >= 1, got -5"},
+      {R"({"format": "nvmesim-calibrate/1", "runs": [)" + run + R"(, {"name": "q", "scenario": ")" +
+           temp("nvmesim_cal_qd0.json", R"({"name": "small", "seed": 1, "duration_us": 8000, "warmup_us": 1000,
+    "host": "profiles/host_testbed_a.json",
+    "drives": [{"name": "nvme0", "profile": "profiles/solidigm_sb5ph27x038t.json"}],
+    "jobs": [{"name": "j", "rw": "randread", "bs": "4k", "iodepth": 0, "drives": ["nvme0"]}]})") +
+           R"(", "measured": {"iops": 5e4}}], "parameters": [{"path": "/host/irq_entry_ns", "min": 1, "max": 2}]})",
+       "/runs/1: run \"q\" does not load as given: /jobs/0/iodepth: must be >= 1, got 0"},
       // Both corners load (0.2 <= 0.3, 0.8 <= 0.9) but min's max is above max's min: the
       // fit tried initial_buffer_fill_min 0.8 with initial_buffer_fill_max 0.3 and stopped
       // in an internal error (exit 1, "std::get: wrong index for variant").
