@@ -59,9 +59,10 @@ std::optional<InputError> CalibrationSimulator::check_corners(const std::vector<
       x[static_cast<Eigen::Index>(i)] = i == at_max || i == also_at_max ? bounds[i].hi : bounds[i].lo;
     return x;
   };
-  const auto load_at = [&](const CalibrationRun& run, const Eigen::VectorXd& x) {
-    return load(run, x, run.ratio_policy.empty() ? "" : policy_override(run.ratio_policy));
+  const auto ratio_set = [](const CalibrationRun& run) {
+    return run.ratio_policy.empty() ? std::string() : policy_override(run.ratio_policy);
   };
+  const auto load_at = [&](const CalibrationRun& run, const Eigen::VectorXd& x) { return load(run, x, ratio_set(run)); };
   const auto named = [&](std::size_t i) {
     return spec_.parameters[i].path + " (/parameters/" + std::to_string(i) + ")";
   };
@@ -69,7 +70,7 @@ std::optional<InputError> CalibrationSimulator::check_corners(const std::vector<
   // than as a corner of the box.
   for (std::size_t k = 0; k < spec_.runs.size(); ++k) {
     const CalibrationRun& run = spec_.runs[k];
-    const std::string extra = run.ratio_policy.empty() ? "" : policy_override(run.ratio_policy);
+    const std::string extra = ratio_set(run);
     const auto given = load_scenario_json(run.scenario, options(run, extra));
     const auto* e = std::get_if<InputError>(&given);
     if (!e) continue;
