@@ -86,13 +86,10 @@ struct DeviceProfile {
   // drive's own stream. A NAND program's time varies with the pulses its cells need (ISPP);
   // 0: every program takes `program` exactly (the model as it was).
   double program_spread = 0;
-  // Garbage collection's pace in phases (steady state): in each, the relocations owed per
-  // random byte programmed are (WA - 1) x f, f ~ U[1 - gc_pace_spread, 1 + gc_pace_spread]
-  // from the drive's own stream, and a phase lasts an exponential amount of host data of
-  // mean gc_pace_phase_mib (so the long run's write amplification stays WA). Firmware
-  // paces collection by its pool of free blocks, which it lets run down and then rebuilds:
-  // the host's steady-state rate swings with it over seconds, and a run of tens of
-  // milliseconds sees the phase it starts in. 0: one pace, (WA - 1) (the model as it was).
+  // Garbage collection in phases (steady state; why: models/device/flash_writes.h): each
+  // owes (WA - 1) x f relocations per random byte, f ~ U[1 - gc_pace_spread, 1 +
+  // gc_pace_spread], and lasts an exponential amount of host data of mean
+  // gc_pace_phase_mib. 0: one pace, WA - 1 (the model as it was).
   double gc_pace_spread = 0;
   uint32_t gc_pace_phase_mib = 0;
   uint32_t write_buffer_kib = 0;         // DRAM/SLC write buffer

@@ -34,7 +34,7 @@ FlashWrites::FlashWrites(const DeviceProfile& p, std::vector<Time>& targets, sim
   collects_ = p.state == DriveState::steady;
   if (collects_) {
     wa_ = greedy_write_amplification(p.over_provisioning, p.utilization);
-    phase_extra_ppm_ = static_cast<uint64_t>(std::llround((wa_ - 1) * static_cast<double>(kPpm)));
+    phase_extra_ppm_ = extra_ppm(1);
   }
   // The initial state: its own stream, drawn whether or not it is used, so that nothing
   // else's draws depend on it.
@@ -103,9 +103,13 @@ void FlashWrites::begin() {
   if (collects_ && p_->gc_pace_spread > 0) next_gc_phase();
 }
 
+uint64_t FlashWrites::extra_ppm(double pace) const {
+  return static_cast<uint64_t>(std::llround((wa_ - 1) * pace * static_cast<double>(kPpm)));
+}
+
 void FlashWrites::next_gc_phase() {
   const double f = 1 + p_->gc_pace_spread * (2 * gc_pace_rng_.uniform() - 1);
-  phase_extra_ppm_ = static_cast<uint64_t>(std::llround((wa_ - 1) * f * static_cast<double>(kPpm)));
+  phase_extra_ppm_ = extra_ppm(f);
   const double mean = static_cast<double>(p_->gc_pace_phase_mib) * 1048576.0;
   phase_left_ = static_cast<uint64_t>(std::min(std::ceil(gc_pace_rng_.exponential(mean)), 1e18));
 }

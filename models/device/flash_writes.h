@@ -137,6 +137,7 @@ class FlashWrites {
   Duration program_time();  // one program's, drawn around p.program (program_spread)
   void begin();  // the drawn initial state, at the first write
   void next_gc_phase();  // draws the pace and length of the next phase of collection
+  uint64_t extra_ppm(double pace) const;  // relocations owed per random byte at `pace` x (WA - 1), x 1e6
 
   const DeviceProfile* p_;
   std::vector<Time>* targets_;

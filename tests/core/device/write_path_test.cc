@@ -51,10 +51,12 @@ const json& write_path(const json& r) { return r["drives"][0]["device"]["write_p
 double flash_iops(double per_program_ns) { return kTargets * kProgramBytes / (per_program_ns * 1e-9) / 4096; }
 // Steady state, random writes: per host program, its program, WA - 1 relocations (read +
 // program), and WA x program / block of an erase.
-double steady_random_write_iops() {
-  const double wa = greedy_write_amplification(kOp, 1.0);
+// `pace`: garbage collection's pace over WA - 1 (gc_pace_spread's f; 1 without phases).
+double steady_random_write_iops_at(double pace) {
+  const double wa = 1 + (greedy_write_amplification(kOp, 1.0) - 1) * pace;
   return flash_iops(kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs);
 }
+double steady_random_write_iops() { return steady_random_write_iops_at(1.0); }
 // Sequential writes: erased, never collected.
 double sequential_write_iops() { return flash_iops(kProgramNs + kProgramBytes / kBlockBytes * kEraseNs); }
 
@@ -300,10 +302,6 @@ TEST(WritePath, ProgramTimesVaryPerSeedAroundTheSteadyRate) {
 double implied_pace(const json& r) {
   const double wa = greedy_write_amplification(kOp, 1.0);
   return (write_path(r)["measured_write_amplification"].get<double>() - 1) / (wa - 1);
-}
-double steady_random_write_iops_at(double pace) {
-  const double wa = 1 + (greedy_write_amplification(kOp, 1.0) - 1) * pace;
-  return flash_iops(kProgramNs + (wa - 1) * (kMediaReadNs + kProgramNs) + wa * kProgramBytes / kBlockBytes * kEraseNs);
 }
 
 TEST(WritePath, GcPhasesSetEachSeedsSteadyRateWithinTheirSpread) {
