@@ -127,7 +127,19 @@
 //        backoff_windows x window of the drive's completions a window that the last
 //        polling pace would beat by less than a try's bar (margin and halves' spread) is
 //        skipped: the drive still holds the commands polling moved into it, each interrupt
-//        finds a batch, and interrupts keep polling's pace for a while (its afterglow).
+//        finds a batch, and interrupts keep polling's pace for a while (its afterglow);
+//      - the drive's queues decide a try together: the first of them to decide one (won,
+//        lost on the halves' spread, failed) leaves that verdict, with the drive's count,
+//        in a word per controller (QueueEnv::drive_word); a queue whose try began before
+//        it does as it decided at its next pass, and a queue measuring interrupts that has
+//        a D_irq of its own joins a hold its drive's try won since. Queues that decide
+//        each on their own split on a close call (one PM9D3a, 4 jobs at QD1024: two won by
+//        the margin while two lost on the halves' spread by a few us), and one that
+//        measures interrupts while the others poll measures their polling, cannot beat
+//        it, and backs off. A hold stays each queue's own: its windows are judged on the
+//        drive's pace already, and a hold that fails by a hair where polling wins by
+//        little (4 PM9D3a, 4 jobs at QD31: 891 against 915 us) ended every hold of its
+//        drive when it decided for them (+0.4% against +11.2% with holds of their own).
 //   try_after_turnover 1: a try's window opens at the first completion of a command
 //      submitted since the try began (QueueEnv::latencies counts only those), not at its
 //      first drain: the commands in flight when it began were held back under interrupts
@@ -145,7 +157,8 @@
 // end at, settling windows left, the queue's interrupt and empty-pass counts at the
 // window's opening, D_irq's window's interrupts), three times, D_irq, S, the winning
 // try's window and the last polling pace, T_irq, the window's size, the failure and
-// full-hold counts, and the window's latency buckets (as blk-stat's per-window buckets).
+// full-hold counts, and the window's latency buckets (as blk-stat's per-window buckets);
+// per controller (drive_pace) the completion count and the verdict's word.
 //
 // Defaults (assumptions, documented in docs/policies.md): window 1024 (a 1024-completion
 // mean is within ~1% of the pace at the rates where polling matters, and settles in a few
@@ -235,8 +248,9 @@ struct MeasuredParams {
        "interrupts by that many quarter-octaves too (1: any one)"},
       {"drive_pace", &MeasuredParams::drive_pace, 0, 1, "0/1",
        "1: every window counts the completions of all the drive's I/O queues, not the queue's own, and holds "
-       "and back-offs end on a grid of the drive's count (a pace of the drive: its queues decide, and measure "
-       "again, together where they share a bottleneck)"},
+       "and back-offs end on a grid of the drive's count; the first of its queues to decide a try decides it "
+       "for the others (a pace of the drive: its queues decide, and measure again, together where "
+       "they share a bottleneck)"},
       {"try_after_turnover", &MeasuredParams::try_after_turnover, 0, 1, "0/1",
        "1: a try's window opens at the first completion of a command submitted since the try began (the "
        "commands in flight before it were held back under interrupts), and gives up after 8 interrupt windows "
@@ -307,6 +321,15 @@ class MeasuredPolicy {
       return;
     }
     ++c.irq_useful;
+    if (drive_pace_ && state_ == State::measure && measured_ && verdict_of(q.drive_word()) == Verdict::won &&
+        verdict_at(q.drive_word()) > phase_from_) {  // the drive polls: join it
+      q.mask_vector();
+      q.wake_thread();
+      hold(q, d_irq_ns_, verdict_at(q.drive_word()),
+           "measured: polls with the drive, whose queue that decided first won its try at its " +
+               std::to_string(verdict_at(q.drive_word())) + "th completion");
+      return;
+    }
     if (resume_ && state_ == State::measure) {  // 5: the load is back after a pause
       resume_ = false;
       resumed_ = true;
@@ -345,6 +368,7 @@ class MeasuredPolicy {
     const Tail tail = tail_of(q);
     if (tail.spread() > tail_max_) return restart(q);  // rare stalls set this tail: no yardstick
     d_irq_ns_ = std::max<int64_t>(took.count_ns(), 1);
+    measured_ = true;
     irq_wakeups_ = filled_wakeups_;
     irq_count_ = filled_count_;
     spread_ns_ = spread;
@@ -358,6 +382,7 @@ class MeasuredPolicy {
   template <QueueEnv Q>
   ThreadStep on_thread(Q& q) {
     if (!polling()) return ThreadStep::park();  // woken with nothing to do
+    if (drive_pace_ && verdict_at(q.drive_word()) > phase_from_) return adopt(q);
     auto& c = q.counters();
     if (q.poll_check()) {
       ++c.poll_useful;
@@ -635,18 +660,63 @@ class MeasuredPolicy {
                                describe(tail_irq_) + ")");
       tie = true;
     }
-    resumed_ = false;  // 3
+    post(q, Verdict::won);
+    return hold(q, t, q.drive_completions(),
+                "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
+                    std::to_string(d_irq_ns_ / 1000) + " us" +
+                    (tie ? ", a tie: " + std::to_string(filled_wakeups_) + " sleeps against " +
+                               std::to_string(irq_wakeups_) + " interrupts"
+                         : std::string()));
+  }
+  // 3: a try won (its window took t), at the drive's count `at`: hold.
+  template <QueueEnv Q>
+  ThreadStep hold(Q& q, int64_t t, uint64_t at, std::string reason) {
+    resumed_ = false;
     try_ns_ = hold_pace_ns_ = t;
     hold_left_ = hold_windows_;
-    hold_end_ = (q.drive_completions() / hold_grid() + (uint64_t{2} << held_)) * hold_grid();
+    hold_end_ = (at / hold_grid() + (uint64_t{2} << held_)) * hold_grid();
     tail_lost_ = 0;
-    set(q, State::hold, "measured: poll window in " + std::to_string(t / 1000) + " us, interrupts " +
-                            std::to_string(d_irq_ns_ / 1000) + " us" +
-                            (tie ? ", a tie: " + std::to_string(filled_wakeups_) + " sleeps against " +
-                                       std::to_string(irq_wakeups_) + " interrupts"
-                                 : std::string()));
+    set(q, State::hold, std::move(reason));
+    phase_from_ = at;
     restart(q);
     return ThreadStep::resched();
+  }
+  // drive_pace: the verdict the drive's word holds (QueueEnv::drive_word): what the first
+  // of its queues to decide a try decided, and the drive's count then.
+  enum class Verdict : uint64_t { none = 0, won = 1, halves = 2, failed = 3 };
+  static uint64_t verdict_at(uint64_t word) { return word >> 2; }
+  static Verdict verdict_of(uint64_t word) { return static_cast<Verdict>(word & 3); }
+  template <QueueEnv Q>
+  void post(Q& q, Verdict v) {
+    if (drive_pace_) q.set_drive_word(q.drive_completions() << 2 | static_cast<uint64_t>(v));
+  }
+  // drive_pace: another queue of the drive decided a try since this one's try began; this
+  // one does as it decided (a hold goes on: holds are judged each on its own windows). Queues that decide each on their own split on a close
+  // call (one PM9D3a, 4 jobs at QD1024: two queues won their tries by the margin and two
+  // lost on the halves' spread by a few us), and one that measures interrupts while its
+  // siblings poll measures their polling, cannot beat it, and backs off.
+  template <QueueEnv Q>
+  ThreadStep adopt(Q& q) {
+    const uint64_t word = q.drive_word();
+    const uint64_t at = verdict_at(word);
+    const std::string by = "the drive's queue that decided first, at its " + std::to_string(at) + "th completion";
+    const Verdict v = verdict_of(word);
+    if (state_ == State::hold) {  // a try of the drive's decided while this queue held: hold on
+      phase_from_ = at;
+      return ThreadStep::resched();
+    }
+    if (v == Verdict::failed) return fail(q, "its try failed with " + by, at, false);
+    const int64_t t = pace_time(q);
+    if (v == Verdict::won)
+      return hold(q, window_count_ > 0 ? per_window(t, window_count_) : d_irq_ns_, at,
+                  "measured: polls with " + by + ", whose try won");
+    if (!grow_window()) return fail(q, "its try lost on the halves' spread with " + by, at, false);
+    if (window_count_ > 0) hold_pace_ns_ = per_window(t, window_count_);
+    resume_ = resumed_ = false;
+    settle(q);
+    set(q, State::measure, "measured: its try lost on the halves' spread with " + by + ", windows of " +
+                               std::to_string(window_) + " from now on");
+    return stop(q);
   }
   // 3: a hold that ran its course (hold_windows, or with drive_pace to the drive's grid).
   template <QueueEnv Q>
@@ -693,6 +763,7 @@ class MeasuredPolicy {
     }
     why += no_tie;
     if (bar == Bar::halves && grow_window()) {  // drive_pace: more evidence at once, no back-off
+      post(q, Verdict::halves);
       hold_pace_ns_ = per_window(t, window_count_);
       resume_ = resumed_ = false;
       settle(q);
@@ -708,8 +779,12 @@ class MeasuredPolicy {
     window_ *= 2;
     return true;
   }
+  // 4: at the drive's count `at`; `own`: this queue decided it (with drive_pace, for the drive).
   template <QueueEnv Q>
-  ThreadStep fail(Q& q, const std::string& why) {  // 4
+  ThreadStep fail(Q& q, const std::string& why) { return fail(q, why, q.drive_completions(), true); }
+  template <QueueEnv Q>
+  ThreadStep fail(Q& q, const std::string& why, uint64_t at, bool own) {
+    if (own && state_ == State::try_poll) post(q, Verdict::failed);
     resume_ = resumed_ = false;
     ++q.counters().backoffs;
     held_ = 0;
@@ -717,7 +792,7 @@ class MeasuredPolicy {
     backoff_total_ = backoff_windows_ << (failures_ - 1);
     backoff_left_ = backoff_total_;
     const uint64_t grid = std::max<uint64_t>(backoff_windows_, 1) * base_window_;
-    const uint64_t until = q.drive_completions() + backoff_total_ * base_window_;
+    const uint64_t until = at + backoff_total_ * base_window_;
     backoff_end_ = (until + grid - 1) / grid * grid;
     set(q, backoff_left_ > 0 ? State::backoff : State::measure,
         "measured: " + why + ", back-off " + std::to_string(backoff_total_) + " windows");
@@ -801,6 +876,7 @@ class MeasuredPolicy {
   void set(Q& q, State to, std::string reason) {
     const std::string_view from = mode();
     state_ = to;
+    phase_from_ = q.drive_completions();
     q.mode_change(from, mode(), std::move(reason));
   }
 
@@ -833,6 +909,8 @@ class MeasuredPolicy {
   Time mid_;
   uint64_t hold_left_ = 0;
   uint64_t hold_end_ = 0;  // drive_pace: the hold ends when the drive's count reaches this
+  uint64_t phase_from_ = 0;  // the drive's count when the current mode began (drive_pace: a verdict since)
+  bool measured_ = false;    // D_irq has been measured
   uint64_t backoff_end_ = 0;  // drive_pace: the back-off ends when the drive's count reaches this
   bool await_turnover_ = false;  // drive_pace: interrupts again; no window until a command of since completes
   uint32_t settle_left_ = 0;     // drive_pace: interrupt windows left that polling must beat to count

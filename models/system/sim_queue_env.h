@@ -30,6 +30,8 @@ class SimQueueEnv {
   uint32_t depth() const { return q_->sq.depth; }
   bool cqe_pending() const { return CqReaper::cqe_pending(*q_) || host_->device(q_->drive).cqe_landed(q_->qid); }
   uint64_t drive_completions() const { return host_->drive(q_->drive).completions; }
+  uint64_t drive_word() const { return host_->drive(q_->drive).policy_word; }
+  void set_drive_word(uint64_t w) { host_->drive(q_->drive).policy_word = w; }
   uint32_t drain() { return drain_budget(UINT32_MAX); }
   uint32_t drain_budget(uint32_t budget) {
     Time t = now();

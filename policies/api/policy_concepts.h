@@ -24,6 +24,8 @@ struct QueueEnvArchetype {
   uint32_t depth() const;
   bool cqe_pending() const;
   uint64_t drive_completions() const;
+  uint64_t drive_word() const;
+  void set_drive_word(uint64_t);
   uint32_t drain();
   uint32_t drain_budget(uint32_t);
   bool poll_check();

@@ -18,7 +18,7 @@ namespace nvmesim::policy {
 // Operations on one queue pair, valid inside a policy hook. Every operation costs what
 // it costs in the context the hook runs in (hard IRQ, IRQ thread, softirq, task).
 template <class Q>
-concept QueueEnv = requires(Q& q, const Q& cq, Duration d, uint32_t n, std::string_view s,
+concept QueueEnv = requires(Q& q, const Q& cq, Duration d, uint32_t n, uint64_t w, std::string_view s,
                             std::string reason) {
   { cq.now() } -> std::same_as<Time>;
   { cq.inflight() } -> std::convertible_to<uint32_t>;  // as the driver computes it
@@ -27,6 +27,11 @@ concept QueueEnv = requires(Q& q, const Q& cq, Duration d, uint32_t n, std::stri
   // CQEs consumed since the start on every I/O queue of this queue's controller (a
   // per-controller counter, as the driver could keep beside its queues).
   { cq.drive_completions() } -> std::convertible_to<uint64_t>;
+  // One word the queues of this queue's controller share, 0 at the start (a field of the
+  // driver's per-controller struct, read and written with READ_ONCE / WRITE_ONCE): where
+  // a queue policy decides for the drive, the first queue to decide leaves it there.
+  { cq.drive_word() } -> std::convertible_to<uint64_t>;
+  q.set_drive_word(w);
   { q.drain() } -> std::same_as<uint32_t>;             // consume all visible, one CQ doorbell
   { q.drain_budget(n) } -> std::same_as<uint32_t>;     // consume at most n
   { q.poll_check() } -> std::same_as<bool>;            // cqe_pending() with its cost

@@ -52,6 +52,10 @@ class FakeQueueEnv {
   uint32_t depth() const { return depth_; }
   bool cqe_pending() const { return pending > 0; }
   uint64_t drive_completions() const { return counters_.completions + others_completions; }
+  uint64_t drive_word() const { return shared_word_ ? *shared_word_ : own_word_; }
+  void set_drive_word(uint64_t w) { (shared_word_ ? *shared_word_ : own_word_) = w; }
+  // The drive's word: the queue's own, or `w`, which other fakes of the same drive share.
+  void share_drive_word(uint64_t& w) { shared_word_ = &w; }
   uint32_t drain() {
     const uint32_t n = pending;
     consume(n);
@@ -105,6 +109,9 @@ class FakeQueueEnv {
   void clear_ops() { ops.clear(); }
 
  private:
+  uint64_t own_word_ = 0;
+  uint64_t* shared_word_ = nullptr;
+
   void consume(uint32_t n) {
     pending -= n;
     inflight_ -= std::min(inflight_, n);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <tuple>
 
@@ -859,6 +860,170 @@ TEST(MeasuredPolicy, DrivePaceHoldWindowsCountTheQueuesOwnCompletions) {
   pass(p, q, 8, 40, Duration::us(20));
   expect_hold_failed(p, q, "hold window in 40 us for 16 of the drive's completions, not faster than interrupts' 30 us "
                            "for 16 by the margin");
+}
+
+// drive_pace: two queues of one drive, sharing its count, its word and the clock. Each
+// step of one queue is followed by sync(), as the drive's other queue sees it.
+struct TwoQueues {
+  MeasuredPolicy p1, p2;
+  FakeQueueEnv q1, q2;
+  uint64_t word = 0;
+  explicit TwoQueues(MeasuredParams params = small_with(&MeasuredParams::drive_pace, 1)) : p1(params), p2(params) {
+    q1.share_drive_word(word);
+    q2.share_drive_word(word);
+  }
+  void sync() {
+    q1.others_completions = q2.counters_.completions;
+    q2.others_completions = q1.counters_.completions;
+    q1.t = q2.t = std::max(q1.t, q2.t);
+  }
+  // Both queues' interrupt windows, interleaved: 4 CQEs each, `gaps` apart (10 us: both
+  // windows of 16 of the drive's completions fill in 20 us, D_irq 20 us), and both try.
+  void both_try(std::array<int64_t, 3> gaps = {10, 10, 10}) {
+    for (const int64_t gap : gaps) {
+      irq(p1, q1, 4, 40, Duration::us(gap));
+      sync();
+      irq(p2, q2, 4, 40, Duration::zero());
+      sync();
+    }
+    ASSERT_EQ(p1.mode(), "poll_try");
+    ASSERT_EQ(p2.mode(), "poll_try");
+  }
+  // q1's try window: 8 CQEs, then 8 more `gap` later (q2 finds none).
+  void q1_try(Duration first, Duration gap) {
+    pass(p1, q1, 8, 40, first);
+    sync();
+    pass(p1, q1, 8, 40, gap);
+    sync();
+  }
+};
+
+// drive_pace: the first queue of a drive to decide a try decides it for the drive's queues
+// that tried with it: they do as it did at their next pass, whatever their own window says
+// (a close call splits them otherwise: one PM9D3a, 4 jobs at QD1024, two queues won by the
+// margin and two lost on the halves' spread by a few us, and then measured their polling).
+TEST(MeasuredPolicy, DrivePaceQueuesDoAsTheFirstToDecideATry) {
+  {
+    SCOPED_TRACE("won");
+    TwoQueues d;
+    d.both_try();
+    d.q1_try(Duration::us(5), Duration::us(5));  // 16 in 5 us against 20 us
+    ASSERT_EQ(d.p1.mode(), "poll_hold");
+    pass(d.p2, d.q2, 0, 40, Duration::zero());
+    EXPECT_EQ(d.p2.mode(), "poll_hold");
+    EXPECT_TRUE(d.q2.masked);
+    expect_reason(d.q2, "polls with the drive's queue that decided first, at its 40th completion, whose try won");
+  }
+  {
+    SCOPED_TRACE("lost on the halves' spread");
+    TwoQueues d;
+    d.both_try({10, 6, 14});  // D_irq 20 us, its halves 6 and 14 us: S = 16 us
+    d.q1_try(Duration::us(1), Duration::us(5));  // 6 us: by the margin, not by S
+    ASSERT_EQ(d.p1.mode(), "irq_measure");
+    expect_reason(d.q1, "halves' spread");
+    pass(d.p2, d.q2, 0, 40, Duration::zero());
+    EXPECT_EQ(d.p2.mode(), "irq_measure");
+    EXPECT_FALSE(d.q2.masked);
+    EXPECT_EQ(d.q2.counters_.backoffs, 0u);
+    expect_reason(d.q2, "its try lost on the halves' spread with the drive's queue that decided first, at its 40th "
+                        "completion, windows of 32 from now on");
+  }
+  {
+    SCOPED_TRACE("failed");
+    TwoQueues d;
+    d.both_try();
+    d.q1_try(Duration::us(15), Duration::us(15));  // 30 us since the try began: it cannot win
+    expect_first_backoff(d.p1);
+    pass(d.p2, d.q2, 0, 40, Duration::zero());
+    expect_first_backoff(d.p2);
+    EXPECT_FALSE(d.q2.masked);
+    expect_reason(d.q2, "its try failed with the drive's queue that decided first, at its 40th completion, back-off 2");
+    // Both back off to the same multiple of the drive's count: 40 + 2 x 16, up to 96.
+    for (int i = 0; i < 7; ++i) {
+      irq(d.p1, d.q1, 4, 40, Duration::us(10));
+      d.sync();
+      irq(d.p2, d.q2, 4, 40, Duration::zero());
+      d.sync();
+    }
+    EXPECT_EQ(d.q2.drive_completions(), 96u);
+    EXPECT_EQ(d.p1.mode(), "backoff");  // it drained the 89th to 92nd
+    EXPECT_EQ(d.p2.mode(), "irq_measure");
+    irq(d.p1, d.q1, 4, 40, Duration::us(10));
+    EXPECT_EQ(d.p1.mode(), "irq_measure");
+    expect_reason(d.q1, "at the drive's 96th completion");
+    expect_reason(d.q2, "at the drive's 96th completion");
+  }
+}
+
+// drive_pace: a hold is each queue's own: one that fails ends no other hold of its drive
+// (a hold that failed by a hair where polling wins by little ended every hold of its drive
+// when it decided for them), and neither does a try of the drive's that fails.
+TEST(MeasuredPolicy, DrivePaceAFailedHoldOrTryEndsNoOtherHold) {
+  MeasuredParams params = small_with(&MeasuredParams::drive_pace, 1);
+  params.hold_windows = 64;  // the grid far off
+  {
+    SCOPED_TRACE("hold failed");
+    TwoQueues d(params);
+    d.both_try();
+    d.q1_try(Duration::us(5), Duration::us(5));
+    pass(d.p2, d.q2, 0, 40, Duration::zero());
+    ASSERT_EQ(d.p2.mode(), "poll_hold");
+    // q1's hold window: 16 of its own in 40 us, the drive's 16 in 40 us against 20 us.
+    d.q1_try(Duration::us(20), Duration::us(20));
+    expect_hold_failed(d.p1, d.q1, "hold window in 40 us for 16 of the drive's completions");
+    EXPECT_EQ(pass(d.p2, d.q2, 8, 40, Duration::us(1)).kind, Kind::resched);
+    EXPECT_EQ(d.p2.mode(), "poll_hold");
+  }
+  {
+    SCOPED_TRACE("try failed");
+    TwoQueues d(params);
+    start_a_try(d.p1, d.q1);  // q2 idle: D_irq 30 us of q1's
+    d.sync();
+    d.q1_try(Duration::us(10), Duration::us(10));
+    ASSERT_EQ(d.p1.mode(), "poll_hold");
+    start_a_try(d.p2, d.q2);  // q2's window of 16 of the drive's (q1's count is in it)
+    d.sync();
+    pass(d.p2, d.q2, 8, 40, Duration::us(15));
+    pass(d.p2, d.q2, 8, 40, Duration::us(15));
+    expect_first_backoff(d.p2);
+    d.sync();
+    EXPECT_EQ(pass(d.p1, d.q1, 8, 40, Duration::us(1)).kind, Kind::resched);
+    EXPECT_EQ(d.p1.mode(), "poll_hold");
+  }
+}
+
+// drive_pace: a queue measuring interrupts (it has a D_irq: it tried before) when a try of
+// its drive's wins joins the drive's polling at its next useful interrupt: its interrupt
+// windows would measure its siblings' polling, which no try of its own can beat.
+TEST(MeasuredPolicy, DrivePaceAMeasuringQueueJoinsTheDrivesPolling) {
+  TwoQueues d;
+  start_a_try(d.p2, d.q2);  // q2 tries alone and loses: back-off, then measures
+  d.sync();
+  pass(d.p2, d.q2, 8, 40, Duration::us(15));
+  pass(d.p2, d.q2, 8, 40, Duration::us(15));
+  expect_first_backoff(d.p2);
+  while (d.p2.mode() == "backoff") irq(d.p2, d.q2, 4, 40, Duration::us(10));
+  d.sync();
+  start_a_try(d.p1, d.q1);
+  d.sync();
+  d.q1_try(Duration::us(10), Duration::us(10));
+  ASSERT_EQ(d.p1.mode(), "poll_hold");
+  ASSERT_EQ(d.p2.mode(), "irq_measure");
+  irq(d.p2, d.q2, 4, 40, Duration::us(1));
+  EXPECT_EQ(d.p2.mode(), "poll_hold");
+  EXPECT_TRUE(d.q2.masked);
+  EXPECT_TRUE(d.q2.did("wake"));
+  expect_reason(d.q2, "polls with the drive, whose queue that decided first won its try");
+}
+
+// Per queue (drive_pace 0) no verdict is left for the drive: the word stays 0.
+TEST(MeasuredPolicy, PerQueueLeavesNoVerdict) {
+  MeasuredPolicy p(small());
+  FakeQueueEnv q;
+  start_a_hold(p, q);
+  EXPECT_EQ(paced_hold_window(p, q, Duration::us(20)), Kind::park);
+  expect_first_backoff(p);
+  EXPECT_EQ(q.drive_word(), 0u);
 }
 
 // A try's window after start_a_try (D_irq 30 us for 16, its 3 interrupts after the one

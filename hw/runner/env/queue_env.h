@@ -48,6 +48,8 @@ struct QueueSetup {
   // The controller's count of completions on all its I/O queues, shared by its queues'
   // envs (drive_completions); none: the queue's own count.
   std::atomic<uint64_t>* drive_completions = nullptr;
+  // The word the controller's queues' policies share (drive_word); none: the queue's own.
+  std::atomic<uint64_t>* drive_word = nullptr;
 };
 
 class HwQueueEnv {
@@ -62,6 +64,16 @@ class HwQueueEnv {
   bool cqe_pending() const { return qp_.cqe_pending(); }
   uint64_t drive_completions() const {
     return setup_.drive_completions ? setup_.drive_completions->load(std::memory_order_relaxed) : counters_.completions;
+  }
+  uint64_t drive_word() const {
+    return setup_.drive_word ? setup_.drive_word->load(std::memory_order_relaxed) : own_word_;
+  }
+  void set_drive_word(uint64_t w) {
+    if (setup_.drive_word) {
+      setup_.drive_word->store(w, std::memory_order_relaxed);
+    } else {
+      own_word_ = w;
+    }
   }
   uint32_t drain() { return drain_budget(UINT32_MAX); }
   uint32_t drain_budget(uint32_t n);
@@ -125,6 +137,7 @@ class HwQueueEnv {
   bool held_ = false;       // an interrupt arrived while disabled: replay on unmask
   policy::QueueCounters counters_;
   policy::LatencyBuckets latencies_;
+  uint64_t own_word_ = 0;  // drive_word without a controller's
 };
 
 static_assert(policy::QueueEnv<HwQueueEnv>);

@@ -30,6 +30,8 @@ class DriveSession {
   MonotonicClock& clock() { return clock_; }
   // Completions on all the controller's I/O queues (their envs count into it).
   std::atomic<uint64_t>& completions() { return completions_; }
+  // The word its queues' policies share (QueueEnv::drive_word).
+  std::atomic<uint64_t>& policy_word() { return policy_word_; }
   const nvme::ControllerInfo& info() const { return info_; }
   const nvme::NamespaceInfo& ns() const { return ns_; }
   // The controller failed (CFS, timeout): teardown resets instead of shutting down.
@@ -49,6 +51,7 @@ class DriveSession {
   bool failed_ = false;
   bool closed_ = false;
   std::atomic<uint64_t> completions_{0};
+  std::atomic<uint64_t> policy_word_{0};
 };
 
 }  // namespace nvmesim::hw

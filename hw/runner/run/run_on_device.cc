@@ -182,6 +182,7 @@ std::vector<Lane> make_lanes(const Scenario& sc, const HwRunOptions& o, DriveSes
     qs.hw_mask = o.hw_mask;
     qs.watch_latency = policy::watches_latency<P>();
     qs.drive_completions = &s.completions();
+    qs.drive_word = &s.policy_word();
     l.env = std::make_unique<HwQueueEnv>(*l.qp, *l.buffers, &s.irqs(), s.clock(), qs);
     l.pattern = std::make_unique<IoPattern>(job.rw, job.rwmixread, plan.range.first, plan.range.count,
                                             plan.blocks_per_io, sc.seed * 1000003 + i);

@@ -33,7 +33,7 @@ struct EnvRig {
   std::unique_ptr<HwQueueEnv> env;
 
   explicit EnvRig(uint32_t depth = 16, bool watch_latency = false,
-                  std::atomic<uint64_t>* drive_completions = nullptr) {
+                  std::atomic<uint64_t>* drive_completions = nullptr, std::atomic<uint64_t>* drive_word = nullptr) {
     vectors.enable(2);
     ctrl.enable();
     q = ctrl.create_io_queue(1, depth, true, 1);
@@ -43,6 +43,7 @@ struct EnvRig {
     s.vector = 1;
     s.watch_latency = watch_latency;
     s.drive_completions = drive_completions;
+    s.drive_word = drive_word;
     env = std::make_unique<HwQueueEnv>(*q, *bufs, &vectors, clock, s);
   }
   void submit(int n) {
@@ -118,6 +119,22 @@ TEST(HwQueueEnv, DriveCompletionsCountEveryQueueOfTheController) {
   EnvRig alone;
   EXPECT_EQ(alone.complete_by_interrupt(3, p), 3u);
   EXPECT_EQ(alone.env->drive_completions(), 3u);
+}
+
+// The controller's word (QueueEnv::drive_word) is one for its queues' envs: what one
+// writes, the others read; without one, a queue keeps its own.
+TEST(HwQueueEnv, DriveWordIsTheControllers) {
+  std::atomic<uint64_t> word{0};
+  EnvRig a(16, false, nullptr, &word);
+  EnvRig b(16, false, nullptr, &word);
+  a.env->set_drive_word(41);
+  EXPECT_EQ(b.env->drive_word(), 41u);
+  EXPECT_EQ(word.load(), 41u);
+
+  EnvRig alone;
+  alone.env->set_drive_word(5);
+  EXPECT_EQ(alone.env->drive_word(), 5u);
+  EXPECT_EQ(word.load(), 41u);
 }
 
 TEST(HwQueueEnv, PollPolicyCountsEmptyAndUsefulLooks) {
