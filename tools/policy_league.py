@@ -63,7 +63,7 @@ def bar_rows(league_dir):
             "throughput regressions": int(d.verdict.eq("regression").sum()),
             "p99 regressions": int(d.p99_regression.sum()),
             "median change where A/B/C gain (%)": fmt(d.change_pct[any_gain].median()),
-            "IRQs per I/O, 4K reads QD>=64 (mean)": f"{high.irqs_per_io_candidate.mean():.4f}" if len(high) else "-",
+            "IRQs per I/O, 4K reads QD>=64 (mean)": f"{high.irqs_per_io_candidate.mean():.5f}" if len(high) else "-",
             "128K cases changed": f"{changed(big)} of {len(big)}",
             "128K largest change (%)": fmt(big.change_pct.loc[big.change_pct.abs().idxmax()], 2)
             if big.change_pct.notna().any() else "-",

@@ -108,9 +108,9 @@ TEST(MeasuredPolicy, ParamsAndChecks) {
   EXPECT_EQ(k[11].name, "tail_windows");
   EXPECT_EQ(k[11].default_value, 2);
   EXPECT_EQ(k[12].name, "drive_pace");
-  EXPECT_EQ(k[12].default_value, 0);
+  EXPECT_EQ(k[12].default_value, 1);
   EXPECT_EQ(k[13].name, "try_after_turnover");
-  EXPECT_EQ(k[13].default_value, 0);
+  EXPECT_EQ(k[13].default_value, 1);
   EXPECT_EQ(k[14].name, "tie_wakeups");
   EXPECT_EQ(k[14].default_value, 2);
   EXPECT_TRUE(MeasuredPolicy::kWatchesLatency);
@@ -1013,7 +1013,7 @@ TEST(MeasuredPolicy, DrivePaceAMeasuringQueueJoinsTheDrivesPolling) {
   EXPECT_EQ(d.p2.mode(), "poll_hold");
   EXPECT_TRUE(d.q2.masked);
   EXPECT_TRUE(d.q2.did("wake"));
-  expect_reason(d.q2, "polls with the drive, whose queue that decided first won its try");
+  expect_reason(d.q2, "polls with the drive, whose try won at its ");
 }
 
 // Per queue (drive_pace 0) no verdict is left for the drive: the word stays 0.
