@@ -384,7 +384,8 @@ class MeasuredPolicy {
   template <QueueEnv Q>
   ThreadStep on_thread(Q& q) {
     if (!polling()) return ThreadStep::park();  // woken with nothing to do
-    if (drive_pace_ && verdict_at(q.drive_word()) > phase_from_) return adopt(q);
+    if (drive_pace_)
+      if (const uint64_t word = q.drive_word(); verdict_at(word) > phase_from_) return adopt(q, word);
     auto& c = q.counters();
     if (q.poll_check()) {
       ++c.poll_useful;
@@ -695,8 +696,7 @@ class MeasuredPolicy {
   // drive_pace: another queue of the drive decided a try since this one's try began; this
   // one does as it decided, and a hold goes on (why: the header's "On the drive").
   template <QueueEnv Q>
-  ThreadStep adopt(Q& q) {
-    const uint64_t word = q.drive_word();
+  ThreadStep adopt(Q& q, uint64_t word) {
     const uint64_t at = verdict_at(word);
     const std::string by = "the drive's queue that decided first, at its " + std::to_string(at) + "th completion";
     const Verdict v = verdict_of(word);
