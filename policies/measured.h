@@ -698,12 +698,12 @@ class MeasuredPolicy {
   template <QueueEnv Q>
   ThreadStep adopt(Q& q, uint64_t word) {
     const uint64_t at = verdict_at(word);
-    const std::string by = "the drive's queue that decided first, at its " + std::to_string(at) + "th completion";
-    const Verdict v = verdict_of(word);
     if (state_ == State::hold) {  // a try of the drive's decided while this queue held: hold on
       phase_from_ = at;
       return ThreadStep::resched();
     }
+    const std::string by = "the drive's queue that decided first, at its " + std::to_string(at) + "th completion";
+    const Verdict v = verdict_of(word);
     if (v == Verdict::failed) return fail(q, "its try failed with " + by, at, false);
     const int64_t t = pace_time(q);
     if (v == Verdict::won)
@@ -711,11 +711,7 @@ class MeasuredPolicy {
                   "measured: polls with " + by + ", whose try won");
     if (!grow_window()) return fail(q, "its try lost on the halves' spread with " + by, at, false);
     if (window_count_ > 0) hold_pace_ns_ = per_window(t, window_count_);
-    resume_ = resumed_ = false;
-    settle(q);
-    set(q, State::measure, "measured: its try lost on the halves' spread with " + by + ", windows of " +
-                               std::to_string(window_) + " from now on");
-    return stop(q);
+    return measure_longer(q, "its try lost on the halves' spread with " + by);
   }
   // 3: a hold that ran its course (hold_windows, or with drive_pace to the drive's grid).
   template <QueueEnv Q>
@@ -764,12 +760,18 @@ class MeasuredPolicy {
     if (bar == Bar::halves && grow_window()) {  // drive_pace: more evidence at once, no back-off
       post(q, Verdict::halves);
       hold_pace_ns_ = per_window(t, window_count_);
-      resume_ = resumed_ = false;
-      settle(q);
-      set(q, State::measure, "measured: " + why + ", windows of " + std::to_string(window_) + " from now on");
-      return stop(q);
+      return measure_longer(q, why);
     }
     return fail(q, why);
+  }
+  // drive_pace, 2: a try lost on the halves' spread alone, its windows grown (grow_window):
+  // interrupts again and a new D_irq at once, no back-off, no failure counted.
+  template <QueueEnv Q>
+  ThreadStep measure_longer(Q& q, const std::string& why) {
+    resume_ = resumed_ = false;
+    settle(q);
+    set(q, State::measure, "measured: " + why + ", windows of " + std::to_string(window_) + " from now on");
+    return stop(q);
   }
   // drive_pace: a try lost on the halves' spread alone doubles the measuring windows, up to
   // 8 x `window` (more evidence next time); true when they grew.
