@@ -1,13 +1,20 @@
 """The edge of the Python commands (``nvmesim ab``, ``compare``, ``tune``): their exit code,
-and a reader that stopped reading (``nvmesim ab --list | head``) ends the command quietly
-rather than with a traceback, as a C tool killed by SIGPIPE would."""
+their warnings, and a reader that stopped reading (``nvmesim ab --list | head``) ends the
+command quietly rather than with a traceback, as a C tool killed by SIGPIPE would."""
 
 import os
 import sys
+import warnings
 
 
-def run(main):
-    """Exits with main()'s code; 141 (128 + SIGPIPE) when standard output's reader has gone."""
+def run(main, prog):
+    """Exits with main()'s code; 141 (128 + SIGPIPE) when standard output's reader has gone.
+    A warning reads as the command's errors do: ``PROG: warning: ...`` on stderr."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(f"{prog}: warning: {message}\n")
+
+    warnings.showwarning = show
     try:
         code = main()
         sys.stdout.flush()  # a pipe closed early shows here, inside the try

@@ -1,6 +1,6 @@
 """``python3 -m nvmesim.ab``: the ``nvmesim ab`` command."""
 
 from .._command import run
-from .cli import main
+from .cli import PROG, main
 
-run(main)
+run(main, PROG)

@@ -159,7 +159,8 @@ def _copy_row(source, target, key):
     row = source.rows[key]
     metrics = {name: row.get(name) for name in METRIC_COLUMNS}
     metrics = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in metrics.items()}
-    target.add(key[0], key[1], key[2], metrics, row.get("error"), order=row.get("order"))
+    target.add(key[0], key[1], key[2], metrics, row.get("error"), order=row.get("order"),
+               made_by=source.builds())
 
 
 def baseline_groups(specs):

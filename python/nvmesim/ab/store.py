@@ -8,7 +8,11 @@ is done the table is rewritten in (case, arm, seed) order, so a resumed run leav
 same file as an uninterrupted one.
 
 ``DIR/matrix.json`` records which matrix (its digest) the rows belong to; resuming into a
-directory of another matrix is refused.
+directory of another matrix is refused. For simulated runs it also records the builds of
+nvmesim that added rows (``builds``: nvmesim._build.build_digest). A rebuilt model can give
+other results for the same scenario and seed, so resuming rows that another build made is
+allowed (keeping the runs of unchanged policies is what a league's rerun of one candidate
+is for) but warned of, with the folder and the builds named.
 """
 
 import csv
@@ -16,16 +20,19 @@ import io
 import json
 import math
 import os
+import warnings
 from pathlib import Path
 
 from .._sweep import METRIC_COLUMNS
 from .matrix import ARMS, MatrixError
 
-__all__ = ["RunStore", "RUN_COLUMNS"]
+__all__ = ["RunStore", "RUN_COLUMNS", "UNRECORDED"]
 
 #: Columns of every row, after the case's axis labels.
 RUN_COLUMNS = ("case", "arm", "seed", "order", *METRIC_COLUMNS, "error")
 _TEXT = {"case", "arm", "bound_by", "error", "block"}
+#: In ``builds``: rows from before a table recorded the builds that made them.
+UNRECORDED = "unrecorded"
 
 
 def _cell(value):
@@ -46,18 +53,60 @@ class RunStore:
         self.cases = {c.id: c for c in matrix.cases}
         self.rows = {}
         self.dir.mkdir(parents=True, exist_ok=True)
-        identity = {"format": "nvmesim-ab-run/1", "matrix": matrix.path, "name": matrix.name,
-                    "digest": matrix.digest, "kind": kind}
-        marker = self.dir / "matrix.json"
-        if marker.exists():
-            old = json.loads(marker.read_text(encoding="utf-8"))
+        self.identity = {"format": "nvmesim-ab-run/1", "matrix": matrix.path, "name": matrix.name,
+                         "digest": matrix.digest, "kind": kind}
+        self.marker = self.dir / "matrix.json"
+        self.build = None
+        if kind == "sim":
+            from .._build import build_digest
+
+            self.build = build_digest()
+        if self.marker.exists():
+            old = json.loads(self.marker.read_text(encoding="utf-8"))
             if old.get("digest") != matrix.digest or old.get("kind") != kind:
                 raise MatrixError("", f"{self.dir} holds runs of another matrix, seed list, run "
                                       f"length or runner ({old.get('matrix')}); give another -o")
+            self.identity = old
         else:
-            marker.write_text(json.dumps(identity, indent=1) + "\n", encoding="utf-8")
+            self._write_marker()
         self._read()
+        self._warn_other_builds()
         self._file = None
+
+    def _write_marker(self):
+        tmp = self.marker.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.identity, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, self.marker)
+
+    def _warn_other_builds(self):
+        """Rows on disk that another build of nvmesim may have made are named, not refused."""
+        if self.build is None or not self.rows:
+            return
+        builds = self.builds()
+        if builds == [self.build]:
+            return
+        made_by = (f"builds {', '.join(builds)}" if len(builds) > 1 else
+                   "a build that did not record itself" if builds == [UNRECORDED] else f"build {builds[0]}")
+        warnings.warn(f"{self.dir}: its {len(self.rows)} runs on disk were made by {made_by} of nvmesim, "
+                      f"and this is build {self.build}: the runs it adds sit beside them, and the "
+                      "report reads them all. For one build's results, give another -o "
+                      "(tools/policy_league.py --rerun LABEL drops one candidate's runs)",
+                      RuntimeWarning, stacklevel=3)
+
+    def builds(self):
+        """The builds that made the rows on disk (UNRECORDED for rows from before builds
+        were recorded); None for runs on a drive."""
+        if self.build is None:
+            return None
+        return self.identity.get("builds") or ([UNRECORDED] if self.rows else [])
+
+    def _record_builds(self, made_by):
+        """Rows made by the builds `made_by` go in: the marker lists each of them once."""
+        builds = self.builds()
+        new = [b for b in dict.fromkeys(made_by) if b not in builds]
+        if new:
+            self.identity = {**self.identity, "builds": builds + new}
+            self._write_marker()
 
     def _read(self):
         if not self.path.exists():
@@ -105,8 +154,9 @@ class RunStore:
         self._file.flush()
         os.fsync(self._file.fileno())
 
-    def add(self, case_id, arm, seed, metrics, error, order=None):
-        """Records one finished run (a no-op for one already on disk)."""
+    def add(self, case_id, arm, seed, metrics, error, order=None, made_by=None):
+        """Records one finished run (a no-op for one already on disk). `made_by`: the builds
+        of a row copied from another table (its builds()), else this build ran it."""
         key = (case_id, arm, int(seed))
         if key in self.rows:
             return
@@ -118,6 +168,8 @@ class RunStore:
             value = (metrics or {}).get(name)
             row[name] = value if name == "bound_by" else (math.nan if value is None else float(value))
         row["error"] = error
+        if self.build is not None:
+            self._record_builds(made_by if made_by is not None else [self.build])
         self._writer()
         self._write_line([_cell(row.get(c)) for c in self.columns])
         # Keep what a reader of the file gets back, so a fresh run and a resumed one agree.

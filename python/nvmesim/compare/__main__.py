@@ -1,6 +1,6 @@
 """``python3 -m nvmesim.compare``: the ``nvmesim compare`` command."""
 
 from .._command import run
-from .cli import main
+from .cli import PROG, main
 
-run(main)
+run(main, PROG)
