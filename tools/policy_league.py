@@ -16,7 +16,9 @@ A league resumes by (case, arm, seed), whatever binary made the runs on disk. Af
 to one policy, `--rerun LABEL` (e.g. `--rerun measured`) drops that candidate's runs from DIR
 first: only they run again (~13 min for both matrices with `measured`), the baseline's runs
 come back from the other candidates' tables, and the other candidates' runs stay. A rerun
-that was stopped resumes without --rerun (with it, it would drop what it ran again).
+that was stopped resumes without --rerun (with it, it would drop what it ran again). When the
+kept runs were made by another build, `nvmesim ab` warns so for each of their folders: that
+is what a rerun of one candidate expects, as long as only its policy changed.
 """
 import argparse
 import shutil
