@@ -39,6 +39,7 @@ from .result import Result  # noqa: E402
 from ._run import load, run, schema  # noqa: E402
 from ._sweep import METRIC_COLUMNS, sweep  # noqa: E402
 from ._calibrate import calibrate  # noqa: E402
+from ._latency_stages import latency_stages  # noqa: E402
 # The function; its implementation is the package nvmesim.ab (python3 -m nvmesim.ab).
 from .ab import ab, league  # noqa: E402
 # nvmesim.tune is the function; its package is nvmesim.tune (python3 -m nvmesim.tune).
@@ -48,6 +49,7 @@ __all__ = [
     "METRIC_COLUMNS",
     "ab",
     "calibrate",
+    "latency_stages",
     "league",
     "tune",
     "Result",
