@@ -73,7 +73,7 @@ def latency_stages(trace, since_ns=None, op=None):
         raise ValueError("no command in the trace" + ("" if since_ns is None else f" submitted since {since_ns} ns")
                          + ("" if op is None else f" of op {op!r}"))
     total = (cmds["cqe_seen_ns"] - cmds["submit_ns"]).to_numpy(dtype=float)
-    tail = total >= np.percentile(total, 99) if len(total) else np.zeros(0, dtype=bool)
+    tail = total >= np.percentile(total, 99)
     rows = {}
     for stage, (start, end) in STAGES.items():
         span = (cmds[end] - cmds[start]).to_numpy(dtype=float) / 1000.0
