@@ -400,6 +400,32 @@ def test_summary_of_one_case_is_singular(serial_run, tiny):
     assert "1 cases" not in text and "1 improvements" not in text and "1 read cases" not in text
 
 
+def test_each_case_says_what_its_mean_latency_and_cpu_per_io_did(serial_run):
+    runs, cases = serial_run.runs, serial_run.cases.set_index("case")
+    for case_id, part in runs.groupby("case"):
+        b, c = part[part["arm"] == "baseline"], part[part["arm"] == "candidate"]
+        mean = 100.0 * (c["mean_ns"].mean() / b["mean_ns"].mean() - 1.0)
+        per_io = lambda r: ((1.0 - r["cpu_idle"]) / r["iops"]).mean()  # noqa: E731
+        cpu = 100.0 * (per_io(c) / per_io(b) - 1.0)
+        assert cases.at[case_id, "mean_latency_change_pct"] == pytest.approx(mean), case_id
+        assert cases.at[case_id, "cpu_per_io_change_pct"] == pytest.approx(cpu), case_id
+    assert "mean_latency_change_pct" in (serial_run.directory / "cases.csv").read_text().splitlines()[0]
+
+
+def test_a_p99_regression_is_listed_with_what_came_with_it(serial_run, tiny):
+    from nvmesim.ab.report import summary_lines
+
+    cases = serial_run.cases.head(1).copy()
+    cases["p99_regression"] = True
+    cases["p99_change_pct"] = 4.0
+    cases["change_pct"] = 15.3
+    cases["mean_latency_change_pct"] = -1.0
+    cases["cpu_per_io_change_pct"] = -31.5
+    text = " ".join(summary_lines(cases, load_matrix(tiny)))
+    assert "1 p99 latency regression, each with what came with it: c0000 (" in text, text
+    assert ") p99 +4.0% (IOPS +15.3%, mean latency -1.0%, CPU per I/O -31.5%)." in text, text
+
+
 def test_a_run_equals_nvmesim_run(serial_run, tiny):
     m = load_matrix(tiny)
     runs = serial_run.runs

@@ -20,6 +20,7 @@ from pathlib import Path
 from .._figures import REPORT_CSS, plural
 from .._files import write_bytes, write_text
 from .matrix import MatrixError, load_matrix, read_matrix_doc, warmup_text
+from .report import busy_per_io
 from .verdict import VERDICTS, Limits
 
 __all__ = ["LeagueResult", "candidate_arms", "disagreements", "league", "league_table", "run_shared",
@@ -309,7 +310,7 @@ def _cpu_per_io_change(runs):
     the seeds) over the baseline's, less one (the host's core count cancels); the median
     over the cases where both are known, in %. ``runs``: one candidate's run table."""
     ok = runs[runs["error"].isna() & (runs["iops"] > 0)]
-    per_io = ((1.0 - ok["cpu_idle"]) / ok["iops"]).groupby([ok["case"], ok["arm"]]).mean()
+    per_io = busy_per_io(ok).groupby([ok["case"], ok["arm"]]).mean()
     ratios = []
     for case in dict.fromkeys(ok["case"]):
         b, c = per_io.get((case, "baseline")), per_io.get((case, "candidate"))

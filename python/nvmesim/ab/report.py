@@ -3,7 +3,8 @@
 The report reads only the run table, so a resumed run and an uninterrupted one give the
 same report. Its summary lines follow the shape of policy A's published evaluation:
 counts per verdict, median and maximum gain among improvements, every regression with its
-case, the range of the IRQs-per-I/O reduction on reads, and whether 128K is neutral.
+case, the range of the IRQs-per-I/O reduction on reads, and whether 128K is neutral; every
+p99 regression with the IOPS, mean latency and CPU per I/O changes that came with it.
 """
 
 import base64
@@ -16,7 +17,7 @@ from .._files import write_bytes, write_text
 from .matrix import ARMS, warmup_text
 from .verdict import VERDICTS, Limits, verdict
 
-__all__ = ["case_table", "summary_lines", "write_report"]
+__all__ = ["busy_per_io", "case_table", "summary_lines", "write_report"]
 
 _SEQ_BS = 128 * 1024
 
@@ -25,9 +26,23 @@ def _pct(x):
     return math.nan if x is None or (isinstance(x, float) and math.isnan(x)) else 100.0 * x
 
 
+def busy_per_io(runs):
+    """Each run's busy CPU per I/O: (1 - idle) over its IOPS. In a ratio of two arms on one
+    host the core count cancels."""
+    return (1.0 - runs["cpu_idle"]) / runs["iops"]
+
+
+def _change_pct(base, cand):
+    """cand over base, less one, in %; NaN where base is not a positive finite number."""
+    if not (math.isfinite(base) and math.isfinite(cand)) or base <= 0:
+        return math.nan
+    return 100.0 * (cand / base - 1.0)
+
+
 def case_table(runs, matrix, limits=None):
     """One row per case: its labels, the IOPS verdict and figures, the p99 verdict, the
-    IRQs per I/O of both arms. ``runs`` is the run table (RunStore.frame())."""
+    mean latency's and the CPU per I/O's change, the IRQs per I/O of both arms. ``runs`` is
+    the run table (RunStore.frame())."""
     import pandas as pd
 
     limits = limits or Limits()
@@ -71,6 +86,12 @@ def case_table(runs, matrix, limits=None):
         for name in ("irqs_per_io", "cpu_busy_max"):
             for arm, part in (("baseline", b), ("candidate", c)):
                 row[f"{name}_{arm}"] = float(part[name].mean()) if seeds and not errors else math.nan
+        # What a p99 change came with: the mean latency's and the CPU per I/O's change.
+        known = bool(seeds) and not errors
+        row["mean_latency_change_pct"] = (_change_pct(float(b["mean_ns"].mean()), float(c["mean_ns"].mean()))
+                                          if known else math.nan)
+        row["cpu_per_io_change_pct"] = (_change_pct(float(busy_per_io(b).mean()), float(busy_per_io(c).mean()))
+                                        if known else math.nan)
         base_irq, cand_irq = row["irqs_per_io_baseline"], row["irqs_per_io_candidate"]
         row["irqs_per_io_reduction_pct"] = (100.0 * (1.0 - cand_irq / base_irq)
                                             if base_irq and base_irq > 0 else math.nan)
@@ -143,8 +164,11 @@ def summary_lines(cases, matrix):
             f"changed; largest |change| {_fmt(largest, 2, sign=False)}.")
     p99 = cases[cases["p99_regression"]]
     if len(p99):
-        lines.append(f"{plural(len(p99), 'p99 latency regression')}: "
-                     + "; ".join(f"{r['case']} ({_describe(r, axes)}) p99 {_fmt(r['p99_change_pct'])}"
+        lines.append(f"{plural(len(p99), 'p99 latency regression')}, each with what came with it: "
+                     + "; ".join(f"{r['case']} ({_describe(r, axes)}) p99 {_fmt(r['p99_change_pct'])} "
+                                 f"(IOPS {_fmt(r['change_pct'])}, mean latency "
+                                 f"{_fmt(r['mean_latency_change_pct'])}, CPU per I/O "
+                                 f"{_fmt(r['cpu_per_io_change_pct'])})"
                                  for _, r in p99.iterrows()) + ".")
     else:
         lines.append("No p99 latency regression.")
