@@ -65,6 +65,7 @@ def case_table(runs, matrix, limits=None):
             for arm in ARMS:
                 errors += [e for e in arms[arm]["error"].tolist() if isinstance(e, str) and e]
         missing = len(matrix.seeds) - len(seeds)
+        known = bool(seeds) and not errors  # both arms' figures, seed by seed, without a failed run
         b = arms["baseline"].loc[seeds] if seeds else None
         c = arms["candidate"].loc[seeds] if seeds else None
         iops = verdict(b["iops"].to_numpy() if seeds else [], c["iops"].to_numpy() if seeds else [],
@@ -74,7 +75,7 @@ def case_table(runs, matrix, limits=None):
             iops["reason"] = (f"{plural(len(errors), 'failed run')} ({errors[0]})" if errors
                               else f"{missing} of {plural(len(matrix.seeds), 'seed')} not run")
         p99 = verdict(b["p99_ns"].to_numpy(), c["p99_ns"].to_numpy(), limits,
-                      higher_is_better=False) if seeds and not errors else {}
+                      higher_is_better=False) if known else {}
         row.update(
             verdict=iops["verdict"], reason=iops["reason"], n=iops["n"],
             change_pct=_pct(iops["change"]), ci_low_pct=_pct(iops["ci_low"]),
@@ -85,9 +86,8 @@ def case_table(runs, matrix, limits=None):
             p99_regression=p99.get("verdict") == "regression")
         for name in ("irqs_per_io", "cpu_busy_max"):
             for arm, part in (("baseline", b), ("candidate", c)):
-                row[f"{name}_{arm}"] = float(part[name].mean()) if seeds and not errors else math.nan
+                row[f"{name}_{arm}"] = float(part[name].mean()) if known else math.nan
         # What a p99 change came with: the mean latency's and the CPU per I/O's change.
-        known = bool(seeds) and not errors
         row["mean_latency_change_pct"] = (_change_pct(float(b["mean_ns"].mean()), float(c["mean_ns"].mean()))
                                           if known else math.nan)
         row["cpu_per_io_change_pct"] = (_change_pct(float(busy_per_io(b).mean()), float(busy_per_io(c).mean()))
@@ -95,7 +95,7 @@ def case_table(runs, matrix, limits=None):
         base_irq, cand_irq = row["irqs_per_io_baseline"], row["irqs_per_io_candidate"]
         row["irqs_per_io_reduction_pct"] = (100.0 * (1.0 - cand_irq / base_irq)
                                             if base_irq and base_irq > 0 else math.nan)
-        bound = b["bound_by"].dropna().tolist() if seeds and not errors else []
+        bound = b["bound_by"].dropna().tolist() if known else []
         row["baseline_bound_by"] = max(set(bound), key=bound.count) if bound else None
         rows.append(row)
     return pd.DataFrame(rows)
